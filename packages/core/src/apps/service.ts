@@ -1,0 +1,88 @@
+import { newSecret } from '../crypto/ids.js';
+import { LatchkeyError } from '../errors.js';
+import type { Kernel } from '../kernel.js';
+import type { ApiKeyKind, AppRecord } from './repo.js';
+import {
+  type AppKeys,
+  type AppSettingsInput,
+  appSettingsSchema,
+  type CreateAppInput,
+  createAppInputSchema,
+} from './schema.js';
+
+export type AppService = ReturnType<typeof appService>;
+
+export function appService(k: Kernel) {
+  const hashKey = (key: string) => k.hasher.hash('api_key', key);
+
+  return {
+    /** Creates an App and returns its keys: the only time they are readable. */
+    async create(input: CreateAppInput): Promise<AppKeys & { app: AppRecord }> {
+      const { name, settings } = createAppInputSchema.parse(input);
+      const secret_key = newSecret('sk_', k.random);
+      const public_token = newSecret('pk_', k.random);
+      const now = k.now();
+      const app: AppRecord = {
+        id: k.id('app'),
+        name,
+        secret_key_hash: hashKey(secret_key),
+        public_token_hash: hashKey(public_token),
+        previous_secret_key_hash: null,
+        previous_secret_key_expires_at: null,
+        settings: appSettingsSchema.parse(settings ?? {}),
+        created_at: now,
+        updated_at: now,
+      };
+      await k.storage.apps.insert(app);
+      return { app_id: app.id, secret_key, public_token, app };
+    },
+
+    async get(appId: string): Promise<AppRecord> {
+      const app = await k.storage.apps.get(appId);
+      if (!app) throw new LatchkeyError('app_not_found');
+      return app;
+    },
+
+    list: () => k.storage.apps.list(),
+
+    /** Replaces the App's settings with these (defaults fill what is left out). */
+    async updateSettings(appId: string, settings: AppSettingsInput): Promise<AppRecord> {
+      const app = await k.storage.apps.update(appId, {
+        settings: appSettingsSchema.parse(settings),
+        updated_at: k.now(),
+      });
+      if (!app) throw new LatchkeyError('app_not_found');
+      return app;
+    },
+
+    /**
+     * Issues a new secret key. The old one stops working at once, or after `graceSeconds` so
+     * that running deployments can switch over.
+     */
+    async rotateSecretKey(
+      appId: string,
+      options: { graceSeconds?: number } = {},
+    ): Promise<Pick<AppKeys, 'app_id' | 'secret_key'>> {
+      const app = await this.get(appId);
+      const secret_key = newSecret('sk_', k.random);
+      const now = k.now();
+      const grace = Math.max(0, Math.floor(options.graceSeconds ?? 0));
+      await k.storage.apps.update(appId, {
+        secret_key_hash: hashKey(secret_key),
+        previous_secret_key_hash: grace > 0 ? app.secret_key_hash : null,
+        previous_secret_key_expires_at: grace > 0 ? now + grace : null,
+        updated_at: now,
+      });
+      return { app_id: app.id, secret_key };
+    },
+
+    /** The App and key kind an API key belongs to, or null. */
+    async authenticateKey(key: string): Promise<{ app: AppRecord; kind: ApiKeyKind } | null> {
+      if (!/^(sk|pk)_[A-Za-z0-9_-]{20,100}$/.test(key)) return null;
+      const found = await k.storage.apps.findByKeyHash(hashKey(key), k.now());
+      // A key's prefix must agree with what it was issued as.
+      if (!found || (found.kind === 'secret') !== key.startsWith('sk_')) return null;
+      return found;
+    },
+  };
+}

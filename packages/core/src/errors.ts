@@ -1,0 +1,72 @@
+/**
+ * The one catalogue of failures. Every non-2xx response carries one of these `error_type`
+ * values; `docs/errors.md` is kept in step with this table by a test.
+ */
+export const errorCatalogue = {
+  // 400: the request itself is wrong
+  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  missing_field: { status: 400, message: 'A required field is missing.' },
+  invalid_field: { status: 400, message: 'A field has the wrong type, format or range.' },
+  unknown_field: { status: 400, message: 'The request has a field this endpoint does not accept.' },
+  invalid_email: { status: 400, message: 'The email address is not valid.' },
+  invalid_phone_number: {
+    status: 400,
+    message: 'The phone number is not valid; send it in international form, e.g. +14155550100.',
+  },
+  // 401: no valid proof
+  unauthorized: { status: 401, message: 'Missing or invalid API key in the Authorization header.' },
+  // 403: a valid key of the wrong kind
+  secret_key_required: {
+    status: 403,
+    message: "This endpoint needs the App's secret key; a public token is not enough.",
+  },
+  // 404: unknown, or another App's, resource
+  route_not_found: { status: 404, message: 'No route matches this path.' },
+  app_not_found: { status: 404, message: 'No App with this id.' },
+  user_not_found: { status: 404, message: 'No user with this id.' },
+  email_not_found: { status: 404, message: 'No email with this id.' },
+  phone_number_not_found: { status: 404, message: 'No phone number with this id.' },
+  // 405, 409, 413, 415, 429
+  method_not_allowed: { status: 405, message: 'This route does not accept this HTTP method.' },
+  duplicate_email: { status: 409, message: 'This email address already belongs to a user of this App.' },
+  duplicate_phone_number: {
+    status: 409,
+    message: 'This phone number already belongs to a user of this App.',
+  },
+  request_too_large: { status: 413, message: 'The request body is larger than the limit.' },
+  unsupported_media_type: { status: 415, message: 'Send the request body as application/json.' },
+  rate_limited: { status: 429, message: 'Too many requests; retry after the time in Retry-After.' },
+  // 5xx: our side, or a dependency
+  internal_error: { status: 500, message: 'Something went wrong on our side.' },
+  storage_unavailable: {
+    status: 503,
+    message: 'The database is unavailable; retry shortly.',
+  },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorType = keyof typeof errorCatalogue;
+
+/** The only error class: services throw it, the HTTP layer turns it into the documented body. */
+export class LatchkeyError extends Error {
+  override readonly name = 'LatchkeyError';
+  readonly errorType: ErrorType;
+  readonly status: number;
+  /** The request field at fault, as a dotted path, for 400s. */
+  readonly field: string | undefined;
+  /** Seconds to wait, for 429s. */
+  readonly retryAfter: number | undefined;
+
+  constructor(
+    errorType: ErrorType,
+    message?: string,
+    extra: { field?: string; retryAfter?: number; cause?: unknown } = {},
+  ) {
+    super(message ?? errorCatalogue[errorType].message, { cause: extra.cause });
+    this.errorType = errorType;
+    this.status = errorCatalogue[errorType].status;
+    this.field = extra.field;
+    this.retryAfter = extra.retryAfter;
+  }
+}
+
+export const isLatchkeyError = (e: unknown): e is LatchkeyError => e instanceof LatchkeyError;

@@ -1,0 +1,18 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { ApiKeyKind, AppRecord } from '../apps/repo.js';
+
+/** Per-request values the middleware chain sets for the handlers. */
+export interface HttpEnv {
+  Variables: {
+    requestId: string;
+    /** Set on every route that takes an API key. */
+    app: AppRecord;
+    keyKind: ApiKeyKind;
+  };
+  Bindings: {
+    /** The client's address, when the adapter knows it (Express, Node server). */
+    clientIp?: string;
+  };
+}
+
+export type HttpApp = OpenAPIHono<HttpEnv>;

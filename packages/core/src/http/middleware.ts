@@ -1,0 +1,84 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppService } from '../apps/service.js';
+import { newSecret } from '../crypto/ids.js';
+import { LatchkeyError } from '../errors.js';
+import type { RandomSource } from '../ports/random.js';
+import type { HttpEnv } from './env.js';
+
+type Middleware = MiddlewareHandler<HttpEnv>;
+
+export function requestIdMiddleware(random: RandomSource): Middleware {
+  return async (c, next) => {
+    const id = newSecret('req_', random, 12);
+    c.set('requestId', id);
+    await next();
+    c.res.headers.set('x-request-id', id);
+  };
+}
+
+const BEARER = /^Bearer +(\S+)\s*$/i;
+
+/** Resolves the App from `Authorization: Bearer <sk_…|pk_…>`; any valid key passes here. */
+export function apiKeyMiddleware(apps: AppService, openPaths: ReadonlySet<string>): Middleware {
+  return async (c, next) => {
+    if (openPaths.has(c.req.path)) return next();
+    const key = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+    const found = key ? await apps.authenticateKey(key) : null;
+    if (!found) throw new LatchkeyError('unauthorized');
+    c.set('app', found.app);
+    c.set('keyKind', found.kind);
+    return next();
+  };
+}
+
+/** Per-route: refuses a public token where the App's secret key is required. */
+export const requireSecretKey: Middleware = async (c, next) => {
+  if (c.get('keyKind') !== 'secret') throw new LatchkeyError('secret_key_required');
+  return next();
+};
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * For requests with a body: JSON only, at most `maxBytes` (counted as the bytes arrive, not
+ * trusted from Content-Length), parsed once. Hono's body cache then serves the validator.
+ */
+export function jsonBodyMiddleware(maxBytes: number): Middleware {
+  return async (c, next) => {
+    const method = c.req.method;
+    if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH') return next();
+    if (!JSON_TYPE.test(c.req.header('content-type') ?? ''))
+      throw new LatchkeyError('unsupported_media_type');
+    const declared = Number(c.req.header('content-length') ?? 0);
+    if (declared > maxBytes) throw new LatchkeyError('request_too_large', tooLarge(maxBytes));
+    const text = await readCapped(c.req.raw.body, maxBytes);
+    try {
+      JSON.parse(text);
+    } catch {
+      throw new LatchkeyError('invalid_json', text.trim() === '' ? 'The request body is empty.' : undefined);
+    }
+    // Hono caches bodies as promises keyed by reader; its type says otherwise.
+    (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+    return next();
+  };
+}
+
+const tooLarge = (max: number) => `The request body is larger than ${max} bytes.`;
+
+async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string> {
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new LatchkeyError('request_too_large', tooLarge(maxBytes));
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import type { Clock } from './ports/clock.js';
+import type { KeyVault } from './ports/key-vault.js';
+import type { RandomSource } from './ports/random.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
+import type { Sender } from './ports/sender.js';
+import type { Storage } from './ports/storage.js';
+
+const port = <T>(name: string, methods: string[]) =>
+  z.custom<T>(
+    (v) => typeof v === 'object' && v !== null && methods.every((m) => m in v),
+    `${name} must be an object with ${methods.join(', ')}`,
+  );
+
+export const latchkeyOptionsSchema = z.object({
+  storage: port<Storage>('storage', ['apps', 'users', 'transaction']),
+  /**
+   * At least 32 characters, kept secret and stable: the key of every stored hash (API keys,
+   * session tokens, passcodes). Changing it invalidates all of them.
+   */
+  secret: z.string().min(32, 'secret must be at least 32 characters'),
+  keyVault: port<KeyVault>('keyVault', ['seal', 'open']).optional(),
+  sender: port<Sender>('sender', ['send']).optional(),
+  rateLimiter: port<RateLimiter>('rateLimiter', ['hit']).optional(),
+  clock: port<Clock>('clock', ['now']).optional(),
+  random: port<RandomSource>('random', ['bytes']).optional(),
+  http: z
+    .object({
+      /** Largest accepted request body, bytes. */
+      maxBodyBytes: z
+        .int()
+        .min(1024)
+        .max(64 * 1024 * 1024)
+        .default(1024 * 1024),
+    })
+    .prefault({}),
+});
+
+export type LatchkeyOptions = z.input<typeof latchkeyOptionsSchema>;

@@ -1,0 +1,52 @@
+export interface UserName {
+  first_name?: string | undefined;
+  middle_name?: string | undefined;
+  last_name?: string | undefined;
+}
+
+export type UserStatus = 'active' | 'pending';
+
+export interface UserRecord {
+  id: string;
+  app_id: string;
+  name: UserName | null;
+  status: UserStatus;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UserRepo {
+  insert(user: UserRecord): Promise<void>;
+  get(appId: string, userId: string): Promise<UserRecord | null>;
+  update(
+    appId: string,
+    userId: string,
+    patch: Partial<Pick<UserRecord, 'name' | 'status' | 'updated_at'>>,
+  ): Promise<UserRecord | null>;
+}
+
+/** An email address or a phone number of a user: a login method that receives messages. */
+export interface ContactRecord {
+  id: string;
+  app_id: string;
+  user_id: string;
+  /** The normalised email address, or the E.164 phone number. */
+  address: string;
+  verified_at: number | null;
+  created_at: number;
+}
+
+/** Emails and phone numbers share one shape; each has its own store and its own uniqueness. */
+export interface ContactRepo {
+  /**
+   * Inserts unless the App already has this address; never throws for that case. Atomic: of
+   * concurrent inserts of one address in one App, exactly one gets `inserted: true`.
+   */
+  insert(contact: ContactRecord): Promise<{ inserted: boolean }>;
+  get(appId: string, id: string): Promise<ContactRecord | null>;
+  findByAddress(appId: string, address: string): Promise<ContactRecord | null>;
+  listByUser(appId: string, userId: string): Promise<ContactRecord[]>;
+  markVerified(appId: string, id: string, at: number): Promise<ContactRecord | null>;
+  /** Deletes and returns the record, or null when there was none. */
+  delete(appId: string, id: string): Promise<ContactRecord | null>;
+}

@@ -1,0 +1,63 @@
+import { z } from '@hono/zod-openapi';
+
+export const userIdSchema = z.string().min(1).max(100);
+
+export const userNameSchema = z.strictObject({
+  first_name: z.string().max(200).optional(),
+  middle_name: z.string().max(200).optional(),
+  last_name: z.string().max(200).optional(),
+});
+
+export const createUserRequestSchema = z
+  .strictObject({
+    email: z.string().min(1).max(320).optional().openapi({ example: 'ada@example.com' }),
+    phone_number: z.string().min(1).max(40).optional().openapi({ example: '+14155550100' }),
+    name: userNameSchema.optional(),
+  })
+  .openapi('CreateUserRequest');
+
+export type CreateUserRequest = z.infer<typeof createUserRequestSchema>;
+
+const emailViewSchema = z.object({
+  email_id: z.string(),
+  email: z.string(),
+  verified: z.boolean(),
+});
+
+const phoneNumberViewSchema = z.object({
+  phone_number_id: z.string(),
+  phone_number: z.string(),
+  verified: z.boolean(),
+});
+
+export const userSchema = z
+  .object({
+    user_id: z.string(),
+    name: z.object({
+      first_name: z.string(),
+      middle_name: z.string(),
+      last_name: z.string(),
+    }),
+    status: z.enum(['active', 'pending']),
+    emails: z.array(emailViewSchema),
+    phone_numbers: z.array(phoneNumberViewSchema),
+    webauthn_credentials: z.array(z.object({ webauthn_credential_id: z.string() }).passthrough()),
+    totps: z.array(z.object({ totp_id: z.string() }).passthrough()),
+    wallets: z.array(z.object({ wallet_id: z.string() }).passthrough()),
+    created_at: z.int(),
+    updated_at: z.int(),
+  })
+  .openapi('User');
+
+export type User = z.infer<typeof userSchema>;
+
+export const createUserResponseSchema = z
+  .object({
+    user_id: z.string(),
+    email_id: z.string().optional(),
+    phone_number_id: z.string().optional(),
+    user: userSchema,
+  })
+  .openapi('CreateUserResponse');
+
+export type CreateUserResponse = z.infer<typeof createUserResponseSchema>;

@@ -1,0 +1,88 @@
+import { LatchkeyError } from '../errors.js';
+import type { Kernel } from '../kernel.js';
+import type { Storage } from '../ports/storage.js';
+import { normalizeEmail, normalizePhoneNumber } from './contact-address.js';
+import type { ContactRecord, UserRecord } from './repo.js';
+import type { CreateUserRequest, CreateUserResponse, User } from './schema.js';
+
+export type UserService = ReturnType<typeof userService>;
+
+export function userService(k: Kernel) {
+  async function view(storage: Storage, user: UserRecord): Promise<User> {
+    const [emails, phones] = await Promise.all([
+      storage.emails.listByUser(user.app_id, user.id),
+      storage.phoneNumbers.listByUser(user.app_id, user.id),
+    ]);
+    return {
+      user_id: user.id,
+      name: {
+        first_name: user.name?.first_name ?? '',
+        middle_name: user.name?.middle_name ?? '',
+        last_name: user.name?.last_name ?? '',
+      },
+      status: user.status,
+      emails: emails.map((e) => ({ email_id: e.id, email: e.address, verified: e.verified_at !== null })),
+      phone_numbers: phones.map((p) => ({
+        phone_number_id: p.id,
+        phone_number: p.address,
+        verified: p.verified_at !== null,
+      })),
+      webauthn_credentials: [],
+      totps: [],
+      wallets: [],
+      created_at: user.created_at,
+      updated_at: user.updated_at,
+    };
+  }
+
+  const newContact = (appId: string, userId: string, prefix: 'email' | 'phone', address: string) =>
+    ({
+      id: k.id(prefix),
+      app_id: appId,
+      user_id: userId,
+      address,
+      verified_at: null,
+      created_at: k.now(),
+    }) satisfies ContactRecord;
+
+  return {
+    /** Creates a user with an optional email and phone number, all or nothing. */
+    async create(appId: string, input: CreateUserRequest): Promise<CreateUserResponse> {
+      const email = input.email === undefined ? undefined : normalizeEmail(input.email);
+      const phone = input.phone_number === undefined ? undefined : normalizePhoneNumber(input.phone_number);
+      return k.storage.transaction(async (tx) => {
+        const now = k.now();
+        const user: UserRecord = {
+          id: k.id('user'),
+          app_id: appId,
+          name: input.name ?? null,
+          status: 'active',
+          created_at: now,
+          updated_at: now,
+        };
+        await tx.users.insert(user);
+        let email_id: string | undefined;
+        let phone_number_id: string | undefined;
+        if (email !== undefined) {
+          const contact = newContact(appId, user.id, 'email', email);
+          if (!(await tx.emails.insert(contact)).inserted) throw new LatchkeyError('duplicate_email');
+          email_id = contact.id;
+        }
+        if (phone !== undefined) {
+          const contact = newContact(appId, user.id, 'phone', phone);
+          if (!(await tx.phoneNumbers.insert(contact)).inserted) {
+            throw new LatchkeyError('duplicate_phone_number');
+          }
+          phone_number_id = contact.id;
+        }
+        return { user_id: user.id, email_id, phone_number_id, user: await view(tx, user) };
+      });
+    },
+
+    async get(appId: string, userId: string): Promise<User> {
+      const user = await k.storage.users.get(appId, userId);
+      if (!user) throw new LatchkeyError('user_not_found');
+      return view(k.storage, user);
+    },
+  };
+}

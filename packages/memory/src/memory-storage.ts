@@ -1,0 +1,57 @@
+import type { Storage } from '@latchkey/core';
+import { memoryAppRepo } from './app-repo.js';
+import { createMutex } from './mutex.js';
+import { emptyState, type MemoryState, restoreState } from './state.js';
+import { memoryContactRepo, memoryUserRepo } from './user-repo.js';
+
+type Repos = Omit<Storage, 'transaction' | 'close'>;
+
+/**
+ * Storage in process memory, for tests and demos. Operations and transactions run one at a
+ * time (serializable); a transaction that throws restores the state it started from. Nothing
+ * survives the process.
+ */
+export function memoryStorage(): Storage {
+  const state = emptyState();
+  const exclusive = createMutex();
+  const repos: Repos = {
+    apps: memoryAppRepo(state),
+    users: memoryUserRepo(state),
+    emails: memoryContactRepo(state.emails),
+    phoneNumbers: memoryContactRepo(state.phoneNumbers),
+  };
+
+  // Inside a transaction the lock is already held: the tx handle calls the repos directly.
+  const tx: Storage = {
+    ...repos,
+    transaction: (fn) => fn(tx),
+    close: async () => {},
+  };
+
+  return {
+    ...lockEachMethod(repos, exclusive),
+    transaction: (fn) =>
+      exclusive(async () => {
+        const snapshot: MemoryState = structuredClone(state);
+        try {
+          return await fn(tx);
+        } catch (err) {
+          restoreState(state, snapshot);
+          throw err;
+        }
+      }),
+    close: async () => {},
+  };
+}
+
+function lockEachMethod(repos: Repos, exclusive: ReturnType<typeof createMutex>): Repos {
+  const wrapped: Record<string, Record<string, unknown>> = {};
+  for (const [name, repo] of Object.entries(repos)) {
+    wrapped[name] = Object.fromEntries(
+      Object.entries(repo as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>).map(
+        ([method, fn]) => [method, (...args: unknown[]) => exclusive(() => fn(...args))],
+      ),
+    );
+  }
+  return wrapped as unknown as Repos;
+}

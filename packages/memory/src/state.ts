@@ -1,0 +1,28 @@
+import type { AppRecord, ContactRecord, UserRecord } from '@latchkey/core';
+
+/** Everything the memory Storage holds; one Map per table, keyed by id. */
+export interface MemoryState {
+  apps: Map<string, AppRecord>;
+  users: Map<string, UserRecord>;
+  emails: Map<string, ContactRecord>;
+  phoneNumbers: Map<string, ContactRecord>;
+}
+
+export const emptyState = (): MemoryState => ({
+  apps: new Map(),
+  users: new Map(),
+  emails: new Map(),
+  phoneNumbers: new Map(),
+});
+
+/** Puts `from`'s rows back into `into`, keeping the Map objects the repos hold. */
+export function restoreState(into: MemoryState, from: MemoryState): void {
+  for (const key of Object.keys(into) as Array<keyof MemoryState>) {
+    const target = into[key] as Map<string, unknown>;
+    target.clear();
+    for (const [id, row] of from[key] as Map<string, unknown>) target.set(id, row);
+  }
+}
+
+/** Rows leave the store as copies, so a caller's change cannot alter stored state. */
+export const copy = <T>(row: T): T => structuredClone(row);
