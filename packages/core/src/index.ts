@@ -25,4 +25,5 @@ export type { Storage } from './ports/storage.js';
 export type { ContactRecord, ContactRepo, UserName, UserRecord, UserRepo, UserStatus } from './users/repo.js';
 export type { CreateUserRequest, CreateUserResponse, User } from './users/schema.js';
 export type { UserService } from './users/service.js';
+export * from './vault/index.js';
 export { VERSION } from './version.js';
