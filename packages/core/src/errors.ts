@@ -38,6 +38,15 @@ export const errorCatalogue = {
   rate_limited: { status: 429, message: 'Too many requests; retry after the time in Retry-After.' },
   // 5xx: our side, or a dependency
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
+  vault_open_failed: {
+    status: 500,
+    message: 'Sealed data could not be opened with this vault key and context.',
+  },
+  vault_key_missing: {
+    status: 500,
+    message: 'The key version that sealed this data is not configured.',
+  },
+  sender_unavailable: { status: 502, message: 'The message could not be delivered; retry shortly.' },
   storage_unavailable: {
     status: 503,
     message: 'The database is unavailable; retry shortly.',
