@@ -37,6 +37,14 @@ export function createLatchkey(options: LatchkeyOptions) {
     /** The `/v1` HTTP API as a Web-standard handler. `env.clientIp` feeds device fingerprints. */
     fetch: (request: Request, env: { clientIp?: string } = {}): Promise<Response> =>
       Promise.resolve(http.fetch(request, env)),
+    /** Every route served, as `METHOD /v1/path/{param}`. */
+    routes: (): string[] => [
+      ...new Set(
+        http.routes
+          .filter((r) => r.method !== 'ALL')
+          .map((r) => `${r.method} ${r.path.replace(/:([^/]+)/g, '{$1}')}`),
+      ),
+    ],
     /** The OpenAPI 3.1 document of the HTTP API. */
     openapi: () =>
       http.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'Latchkey', version: VERSION } }),

@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppService } from '../apps/service.js';
 import { LatchkeyError } from '../errors.js';
@@ -26,8 +27,9 @@ const OPEN_PATHS = new Set(['/v1/health', OPENAPI_PATH]);
 
 export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOptions): HttpApp {
   const app: HttpApp = new OpenAPIHono<HttpEnv>({
-    defaultHook: (result) => {
-      if (!result.success) throw validationError(result.error, result.target);
+    defaultHook: async (result, c) => {
+      if (!result.success)
+        throw validationError(result.error, result.target, await validatedInput(c, result.target));
     },
   });
 
@@ -53,6 +55,13 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
     return errorResponse(c, err);
   });
   return app;
+}
+
+async function validatedInput(c: Context<HttpEnv>, target: string): Promise<unknown> {
+  if (target === 'json') return c.req.json().catch(() => undefined);
+  if (target === 'query') return c.req.query();
+  if (target === 'param') return c.req.param();
+  return undefined;
 }
 
 /** For a path no route took: the methods that some route does serve it with (for 405). */

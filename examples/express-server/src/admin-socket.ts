@@ -1,0 +1,69 @@
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import path from 'node:path';
+import type { AppKeys, Latchkey } from '@latchkey/core';
+
+/**
+ * Embedded PGlite is single-process: while the server runs, the CLI cannot open the same data
+ * folder. The server therefore answers the CLI on a Unix socket inside the data folder, which
+ * only users who can read that folder can reach.
+ */
+export const adminSocketPath = (dataDir: string) => path.join(dataDir, 'admin.sock');
+
+export async function serveAdminSocket(latchkey: Latchkey, dataDir: string): Promise<Server | undefined> {
+  const socket = adminSocketPath(dataDir);
+  if (socket.length > 100) return undefined; // beyond the sun_path limit; the CLI then needs the server stopped
+  await rm(socket, { force: true });
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('end', async () => {
+      try {
+        if (req.method !== 'POST' || req.url !== '/apps')
+          throw new Error(`unknown admin call ${req.method} ${req.url}`);
+        const { app_id, secret_key, public_token } = await latchkey.apps.create(JSON.parse(body));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ app_id, secret_key, public_token }));
+      } catch (err) {
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: String(err) }));
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => server.listen(socket, resolve).once('error', reject));
+  return server;
+}
+
+/** Asks a running server to create an App; undefined when no server answers on the socket. */
+export function createAppThroughServer(
+  dataDir: string,
+  input: { name: string },
+): Promise<AppKeys | undefined> {
+  const socketPath = adminSocketPath(dataDir);
+  if (!existsSync(socketPath)) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, path: '/apps', method: 'POST' }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => {
+        text += c;
+      });
+      res.on('end', () => {
+        const body = JSON.parse(text);
+        if (res.statusCode === 200) resolve(body as AppKeys);
+        else reject(new Error(body.error));
+      });
+    });
+    // A socket file left by a server that died: fall back to opening the storage.
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? resolve(undefined) : reject(err),
+    );
+    req.end(JSON.stringify(input));
+  });
+}

@@ -1,0 +1,22 @@
+import path from 'node:path';
+
+/** Everything the example server reads from its environment, with the defaults of a new checkout. */
+export interface ServerConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Real Postgres when set; embedded PGlite under `dataDir` otherwise. */
+  databaseUrl: string | undefined;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const port = Number(env.PORT ?? 8787);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  return {
+    port,
+    host: env.HOST ?? '127.0.0.1',
+    dataDir: path.resolve(env.LATCHKEY_DATA_DIR ?? '.latchkey'),
+    databaseUrl: env.DATABASE_URL || undefined,
+  };
+}

@@ -1,0 +1,28 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AppKeys, Latchkey } from '@latchkey/core';
+import { readJsonWhenComplete } from './secrets.js';
+
+/** The settings that make every flow of the example work on localhost out of the box. */
+export const demoAppSettings = {};
+
+/**
+ * The demo App: created on first start, its keys kept in `demo-app.json` (the only place they
+ * exist; the database holds hashes). A later start reuses it while its App still exists.
+ */
+export async function loadOrCreateDemoApp(
+  latchkey: Latchkey,
+  dataDir: string,
+): Promise<{ keys: AppKeys; created: boolean }> {
+  const file = path.join(dataDir, 'demo-app.json');
+  const existing = await readJsonWhenComplete<AppKeys>(file).catch(() => null);
+  if (existing && (await latchkey.storage.apps.get(existing.app_id)))
+    return { keys: existing, created: false };
+  const { app_id, secret_key, public_token } = await latchkey.apps.create({
+    name: 'Latchkey demo',
+    settings: demoAppSettings,
+  });
+  const keys = { app_id, secret_key, public_token };
+  await writeFile(file, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+  return { keys, created: true };
+}

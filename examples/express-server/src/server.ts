@@ -1,0 +1,64 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type AppKeys, createLatchkey, type Latchkey } from '@latchkey/core';
+import { latchkeyRouter } from '@latchkey/express';
+import express from 'express';
+import { serveAdminSocket } from './admin-socket.js';
+import type { ServerConfig } from './config.js';
+import { loadOrCreateDemoApp } from './demo-app.js';
+import { loadOrCreateSecrets } from './secrets.js';
+import { openStorage } from './storage.js';
+
+export interface RunningServer {
+  url: string;
+  latchkey: Latchkey;
+  demo: { keys: AppKeys; created: boolean };
+  storageDescription: string;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the storage. */
+  close(): Promise<void>;
+}
+
+/** Builds Latchkey from the config and serves it at the root of an Express app. */
+export async function startServer(config: ServerConfig): Promise<RunningServer> {
+  const { secret } = await loadOrCreateSecrets(config.dataDir);
+  const { storage, description } = await openStorage(config);
+  const latchkey = createLatchkey({ storage, secret });
+  const demo = await loadOrCreateDemoApp(latchkey, config.dataDir);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/', (_req, res) => {
+    res.type('text/plain').send('Latchkey example server. API under /v1; see /v1/openapi.json.\n');
+  });
+  app.use(latchkeyRouter(latchkey));
+
+  const server = await listen(app, config);
+  const admin = config.databaseUrl ? undefined : await serveAdminSocket(latchkey, config.dataDir);
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
+    latchkey,
+    demo,
+    storageDescription: description,
+    close: () => {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
+        await latchkey.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function listen(app: express.Express, config: ServerConfig): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(config.port, config.host, (err?: Error) =>
+      err ? reject(err) : resolve(server),
+    );
+  });
+}

@@ -1,0 +1,62 @@
+import { createLatchkey, type Latchkey } from '@latchkey/core';
+import { memoryStorage } from '@latchkey/memory';
+
+export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
+
+export interface TestApp {
+  latchkey: Latchkey;
+  app_id: string;
+  secret_key: string;
+  public_token: string;
+  /** Calls the HTTP API with the App's secret key (or `key`), JSON in and out. */
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    key?: string | null,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+}
+
+export async function testApp(
+  latchkey = createLatchkey({ storage: memoryStorage(), secret: TEST_SECRET }),
+): Promise<TestApp> {
+  const keys = await latchkey.apps.create({ name: 'Test App' });
+  const call: TestApp['call'] = async (method, path, body, key = keys.secret_key) => {
+    const headers: Record<string, string> = {};
+    if (key) headers.authorization = `Bearer ${key}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await latchkey.fetch(
+      new Request(`http://latchkey.test${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  };
+  return { latchkey, ...keys, call };
+}
+
+/** Asserts the documented error body and returns it. */
+export function expectErrorShape(res: { status: number; body: any; headers: Headers }) {
+  const { body } = res;
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    body.status_code !== res.status ||
+    typeof body.request_id !== 'string' ||
+    body.request_id !== res.headers.get('x-request-id') ||
+    typeof body.error_type !== 'string' ||
+    typeof body.error_message !== 'string'
+  ) {
+    throw new Error(`not the documented error shape: ${res.status} ${JSON.stringify(body)}`);
+  }
+  return body as {
+    status_code: number;
+    request_id: string;
+    error_type: string;
+    error_message: string;
+    error_field?: string;
+  };
+}

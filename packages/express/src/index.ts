@@ -1,0 +1,2 @@
+export type { LatchkeyHandler } from './router.js';
+export { latchkeyRouter } from './router.js';

@@ -1,0 +1,85 @@
+import { createLatchkey } from '@latchkey/core';
+import { memoryStorage } from '@latchkey/memory';
+import express from 'express';
+import request from 'supertest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { latchkeyRouter } from '../src/index.js';
+
+const latchkey = createLatchkey({ storage: memoryStorage(), secret: 'x'.repeat(40) });
+let keys: { secret_key: string; public_token: string };
+
+beforeAll(async () => {
+  keys = await latchkey.apps.create({ name: 'Express test' });
+});
+
+const hosts = {
+  'without express.json()': () => express().use('/auth', latchkeyRouter(latchkey)),
+  'after express.json()': () => express().use(express.json()).use('/auth', latchkeyRouter(latchkey)),
+  'after express.text() for every type': () =>
+    express()
+      .use(express.text({ type: '*/*' }))
+      .use('/auth', latchkeyRouter(latchkey)),
+};
+
+describe.each(Object.entries(hosts))('latchkeyRouter mounted at /auth, %s', (_name, makeHost) => {
+  const host = makeHost();
+
+  it('creates a user over HTTP and reads it back', async () => {
+    const email = `ada.${Math.random().toString(36).slice(2)}@Example.com`;
+    const created = await request(host)
+      .post('/auth/v1/auth/users')
+      .set('authorization', `Bearer ${keys.secret_key}`)
+      .send({
+        email,
+        phone_number: '+1 415 555 0100'.replace('0100', String(1000 + Math.floor(Math.random() * 8999))),
+        name: { first_name: 'Ada' },
+      });
+    expect(created.status).toBe(200);
+    expect(created.headers['x-request-id']).toMatch(/^req_/);
+    expect(created.body.user.emails[0].email).toBe(email.toLowerCase());
+    const read = await request(host)
+      .get(`/auth/v1/auth/users/${created.body.user_id}`)
+      .set('authorization', `Bearer ${keys.secret_key}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(created.body.user);
+  });
+
+  it('answers errors in the documented shape', async () => {
+    const unknown = await request(host)
+      .get('/auth/v1/auth/users/user_nope')
+      .set('authorization', `Bearer ${keys.secret_key}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({
+      status_code: 404,
+      request_id: unknown.headers['x-request-id'],
+      error_type: 'user_not_found',
+      error_message: expect.any(String),
+    });
+    const noKey = await request(host).get('/auth/v1/auth/users/user_nope');
+    expect(noKey.status).toBe(401);
+    expect(noKey.body.error_type).toBe('unauthorized');
+    const bad = await request(host)
+      .post('/auth/v1/auth/users')
+      .set('authorization', `Bearer ${keys.secret_key}`)
+      .send({ email: 42 });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error_type: 'invalid_field', error_field: 'email' });
+  });
+
+  it('serves health without a key', async () => {
+    const res = await request(host).get('/auth/v1/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+});
+
+it('leaves requests outside its routes to Latchkey’s 404, inside the mount', async () => {
+  const host = express().use('/auth', latchkeyRouter(latchkey));
+  host.get('/other', (_req, res) => {
+    res.send('host route');
+  });
+  expect((await request(host).get('/other')).text).toBe('host route');
+  const res = await request(host).get('/auth/nothing-here');
+  expect(res.status).toBe(404);
+  expect(res.body.error_type).toBe('route_not_found');
+});
