@@ -1,0 +1,71 @@
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { type Clock, LatchkeyError, type OutboundMessage, type Sender, systemClock } from '@latchkey/core';
+import { invalidOption } from './channel.js';
+import { serialized } from './serialize.js';
+
+export interface OutboxSenderOptions {
+  /** The JSON Lines file; it and its folder are created on the first message. */
+  path: string;
+  /** Stamps `sent_at`; the system clock unless a test moves time. */
+  clock?: Clock;
+}
+
+/** One line of the outbox: the message as sent, plus when. */
+export interface OutboxEntry extends OutboundMessage {
+  /** ISO 8601 time of the send. */
+  sent_at: string;
+}
+
+/**
+ * A Sender for development and tests: appends each message as one JSON line to a file instead
+ * of delivering it, so a developer (or a test) reads the code or link from there.
+ */
+export function outboxSender(options: OutboxSenderOptions): Sender {
+  if (typeof options?.path !== 'string' || options.path === '')
+    invalidOption('outboxSender', 'path is required');
+  const path = resolve(options.path);
+  const clock = options.clock ?? systemClock;
+  return {
+    send: (message) =>
+      serialized(path, async () => {
+        const entry: OutboxEntry = {
+          // Named fields only, in a fixed order, so nothing else a caller attached is written.
+          channel: message.channel,
+          to: message.to,
+          kind: message.kind,
+          app_id: message.app_id,
+          subject: message.subject,
+          text: message.text,
+          html: message.html,
+          code: message.code,
+          url: message.url,
+          sent_at: new Date(clock.now()).toISOString(),
+        };
+        await mkdir(dirname(path), { recursive: true });
+        // One write of a whole line, and one append at a time per file: lines never interleave.
+        await appendFile(path, `${JSON.stringify(entry)}\n`, 'utf8');
+      }),
+  };
+}
+
+/** Every message in an outbox file, oldest first; none if the file does not exist yet. */
+export async function readOutbox(path: string): Promise<OutboxEntry[]> {
+  let content: string;
+  try {
+    content = await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  return content
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line, i) => {
+      try {
+        return JSON.parse(line) as OutboxEntry;
+      } catch (cause) {
+        throw new LatchkeyError('internal_error', `${path}: line ${i + 1} is not JSON.`, { cause });
+      }
+    });
+}
