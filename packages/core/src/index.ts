@@ -13,6 +13,7 @@ export type { ErrorBody } from './http/error-body.js';
 export type { Latchkey } from './latchkey.js';
 export { createLatchkey } from './latchkey.js';
 export type { LatchkeyOptions } from './options.js';
+export type { DeviceFingerprint, OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
 export type { ChainClient } from './ports/chain-client.js';
 export type { Clock } from './ports/clock.js';
 export { nowSeconds, systemClock } from './ports/clock.js';
@@ -22,6 +23,14 @@ export { systemRandom } from './ports/random.js';
 export type { RateLimitDecision, RateLimiter } from './ports/rate-limiter.js';
 export type { OutboundMessage, Sender } from './ports/sender.js';
 export type { Storage } from './ports/storage.js';
+export type { RateLimitRepo } from './rate-limits/repo.js';
+export type {
+  Factor,
+  SessionRecord,
+  SessionRepo,
+  SigningKeyRecord,
+  SigningKeyRepo,
+} from './sessions/repo.js';
 export type { ContactRecord, ContactRepo, UserName, UserRecord, UserRepo, UserStatus } from './users/repo.js';
 export type { CreateUserRequest, CreateUserResponse, User } from './users/schema.js';
 export type { UserService } from './users/service.js';

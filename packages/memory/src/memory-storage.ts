@@ -1,6 +1,9 @@
 import type { Storage } from '@latchkey/core';
 import { memoryAppRepo } from './app-repo.js';
 import { createMutex } from './mutex.js';
+import { memoryOtpRepo } from './otp-repo.js';
+import { memoryRateLimitRepo } from './rate-limit-repo.js';
+import { memorySessionRepo, memorySigningKeyRepo } from './session-repo.js';
 import { emptyState, type MemoryState, restoreState } from './state.js';
 import { memoryContactRepo, memoryUserRepo } from './user-repo.js';
 
@@ -19,6 +22,10 @@ export function memoryStorage(): Storage {
     users: memoryUserRepo(state),
     emails: memoryContactRepo(state.emails),
     phoneNumbers: memoryContactRepo(state.phoneNumbers),
+    otps: memoryOtpRepo(state.otps),
+    sessions: memorySessionRepo(state.sessions),
+    signingKeys: memorySigningKeyRepo(state.signingKeys),
+    rateLimits: memoryRateLimitRepo(state.rateLimits),
   };
 
   // Inside a transaction the lock is already held: the tx handle calls the repos directly.

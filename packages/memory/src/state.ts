@@ -1,4 +1,11 @@
-import type { AppRecord, ContactRecord, UserRecord } from '@latchkey/core';
+import type {
+  AppRecord,
+  ContactRecord,
+  OtpRecord,
+  SessionRecord,
+  SigningKeyRecord,
+  UserRecord,
+} from '@latchkey/core';
 
 /** Everything the memory Storage holds; one Map per table, keyed by id. */
 export interface MemoryState {
@@ -6,6 +13,10 @@ export interface MemoryState {
   users: Map<string, UserRecord>;
   emails: Map<string, ContactRecord>;
   phoneNumbers: Map<string, ContactRecord>;
+  otps: Map<string, OtpRecord>;
+  sessions: Map<string, SessionRecord>;
+  signingKeys: Map<string, SigningKeyRecord>;
+  rateLimits: Map<string, { windowStart: number; count: number }>;
 }
 
 export const emptyState = (): MemoryState => ({
@@ -13,6 +24,10 @@ export const emptyState = (): MemoryState => ({
   users: new Map(),
   emails: new Map(),
   phoneNumbers: new Map(),
+  otps: new Map(),
+  sessions: new Map(),
+  signingKeys: new Map(),
+  rateLimits: new Map(),
 });
 
 /** Puts `from`'s rows back into `into`, keeping the Map objects the repos hold. */

@@ -45,3 +45,67 @@ export function makeContact(appId: string, userId: string, over: Partial<Contact
     ...over,
   };
 }
+
+export function makeOtp(
+  appId: string,
+  userId: string,
+  methodId: string,
+  over: Partial<OtpRecord> = {},
+): OtpRecord {
+  return {
+    id: uid('otp'),
+    app_id: appId,
+    method_id: methodId,
+    user_id: userId,
+    code_hash: uid('hash'),
+    attempts: 0,
+    expires_at: NOW + 600,
+    used_at: null,
+    device_fingerprint: { ip: '203.0.113.7', user_agent: 'Test/1.0' },
+    created_at: NOW,
+    ...over,
+  };
+}
+
+export function makeSession(appId: string, userId: string, over: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    id: uid('session'),
+    app_id: appId,
+    user_id: userId,
+    token_hash: uid('tokenhash'),
+    started_at: NOW,
+    expires_at: NOW + 3600,
+    last_active_at: NOW,
+    factors: [
+      {
+        type: 'otp',
+        delivery_channel: 'email',
+        method: {
+          method_id: 'email_x',
+          method_type: 'email',
+          email_id: 'email_x',
+          email: 'a@b.co',
+          last_verified_at: NOW,
+        },
+      },
+    ],
+    device_fingerprint: null,
+    revoked_at: null,
+    created_at: NOW,
+    updated_at: NOW,
+    ...over,
+  };
+}
+
+export function makeSigningKey(appId: string, over: Partial<SigningKeyRecord> = {}): SigningKeyRecord {
+  return {
+    id: uid('key'),
+    app_id: appId,
+    alg: 'ES256',
+    public_jwk: { kty: 'EC', crv: 'P-256', x: uid('x'), y: uid('y') },
+    sealed_private_key: uid('sealed'),
+    created_at: NOW,
+    retired_at: null,
+    ...over,
+  };
+}

@@ -1,3 +1,3 @@
-export { makeApp, makeContact, makeUser, uid } from './fixtures.js';
+export { makeApp, makeContact, makeOtp, makeSession, makeSigningKey, makeUser, uid } from './fixtures.js';
 export type { ConformanceTarget } from './suite.js';
 export { runStorageConformance } from './suite.js';

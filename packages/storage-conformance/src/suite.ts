@@ -1,6 +1,7 @@
 import type { Storage } from '@latchkey/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
+import { authRepoCases } from './suite-auth.js';
 
 export interface ConformanceTarget {
   /** Shown in the test names, e.g. "memory" or "postgres". */
@@ -164,6 +165,8 @@ export function runStorageConformance(target: ConformanceTarget): void {
         });
       });
     }
+
+    authRepoCases(() => s);
 
     describe('transactions', () => {
       it('commits every write of a transaction', async () => {

@@ -1,4 +1,7 @@
 import type { AppRepo } from '../apps/repo.js';
+import type { OtpRepo } from '../otps/repo.js';
+import type { RateLimitRepo } from '../rate-limits/repo.js';
+import type { SessionRepo, SigningKeyRepo } from '../sessions/repo.js';
 import type { ContactRepo, UserRepo } from '../users/repo.js';
 
 /**
@@ -14,6 +17,10 @@ export interface Storage {
   users: UserRepo;
   emails: ContactRepo;
   phoneNumbers: ContactRepo;
+  otps: OtpRepo;
+  sessions: SessionRepo;
+  signingKeys: SigningKeyRepo;
+  rateLimits: RateLimitRepo;
   /**
    * Runs `fn` in one transaction: every write made through `tx` lands, or none does when `fn`
    * throws (and the error is rethrown). Nested calls on `tx` join the outer transaction.

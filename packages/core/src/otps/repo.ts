@@ -1,0 +1,44 @@
+/** Who asked for a code or a session: compared at verify when the App requires it. */
+export interface DeviceFingerprint {
+  ip?: string | undefined;
+  user_agent?: string | undefined;
+}
+
+export interface OtpRecord {
+  id: string;
+  app_id: string;
+  /** The email_id or phone_number_id the code was sent to. */
+  method_id: string;
+  user_id: string;
+  /** Keyed hash of the code; the code itself is never stored. */
+  code_hash: string;
+  /** Failed verifies counted against this code. */
+  attempts: number;
+  expires_at: number;
+  used_at: number | null;
+  device_fingerprint: DeviceFingerprint | null;
+  created_at: number;
+}
+
+export type OtpConsumeFailure = 'not_found' | 'expired' | 'used' | 'too_many_attempts' | 'mismatch';
+
+export interface OtpRepo {
+  /** Stores the new code for a method and deletes every earlier one (one code per method). */
+  replace(otp: OtpRecord): Promise<void>;
+  /**
+   * Atomically: if the code for `methodId` has `codeHash`, is unexpired at `now`, unused and has
+   * fewer than `maxAttempts` failed attempts, mark it used at `now` and return it. Otherwise say
+   * why, the first that holds of: `not_found` (no code for the method), `used`,
+   * `too_many_attempts`, `expired`, `mismatch`; a `mismatch` counts one failed attempt. Of any
+   * number of concurrent callers with the right code, exactly one gets `ok`.
+   */
+  consume(
+    appId: string,
+    methodId: string,
+    codeHash: string,
+    now: number,
+    maxAttempts: number,
+  ): Promise<{ ok: true; otp: OtpRecord } | { ok: false; reason: OtpConsumeFailure }>;
+  /** Deletes every code of a method (the method was removed). */
+  deleteByMethod(appId: string, methodId: string): Promise<void>;
+}

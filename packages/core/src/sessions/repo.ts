@@ -1,0 +1,71 @@
+import type { DeviceFingerprint } from '../otps/repo.js';
+
+/** How a user proved who they are; appended to the session each time they prove it again. */
+export interface Factor {
+  type: string;
+  delivery_channel: string;
+  method: Record<string, unknown> & { method_id: string; method_type: string };
+}
+
+export interface SessionRecord {
+  id: string;
+  app_id: string;
+  user_id: string;
+  /** Keyed hash of the opaque session token. */
+  token_hash: string;
+  started_at: number;
+  expires_at: number;
+  last_active_at: number;
+  factors: Factor[];
+  device_fingerprint: DeviceFingerprint | null;
+  revoked_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SessionRepo {
+  insert(session: SessionRecord): Promise<void>;
+  get(appId: string, sessionId: string): Promise<SessionRecord | null>;
+  findByTokenHash(appId: string, tokenHash: string): Promise<SessionRecord | null>;
+  /**
+   * Atomically, on a session that is unrevoked and unexpired at `now`: sets `expires_at` to the
+   * later of its current value and `expiresAt` (when given), appends `factor` (when given), and
+   * sets `last_active_at` and `updated_at` to `now`. Returns the updated session, or null when
+   * it is missing, revoked or expired.
+   */
+  touch(
+    appId: string,
+    sessionId: string,
+    now: number,
+    change: { expiresAt?: number; factor?: Factor },
+  ): Promise<SessionRecord | null>;
+  /** Marks the session revoked at `now`; returns it, or null when missing or already revoked. */
+  revoke(appId: string, sessionId: string, now: number): Promise<SessionRecord | null>;
+}
+
+/** A per-App key that signs session JWTs; the private half only sealed by the KeyVault. */
+export interface SigningKeyRecord {
+  /** Also the JWT `kid`. */
+  id: string;
+  app_id: string;
+  alg: 'ES256' | 'EdDSA';
+  public_jwk: Record<string, unknown>;
+  sealed_private_key: string;
+  created_at: number;
+  /** When set, the key no longer signs but still verifies until tokens it signed expire. */
+  retired_at: number | null;
+}
+
+export interface SigningKeyRepo {
+  /**
+   * Inserts `key` unless the App already has an unretired key; returns the App's unretired key
+   * either way. Atomic: concurrent callers all get the same key.
+   */
+  insertIfNoActive(key: SigningKeyRecord): Promise<SigningKeyRecord>;
+  /** The App's unretired key, or null. */
+  getActive(appId: string): Promise<SigningKeyRecord | null>;
+  /** Every key of the App, newest first (for the JWKS). */
+  list(appId: string): Promise<SigningKeyRecord[]>;
+  /** Retires the App's active key at `now` (rotation); the next signing creates a new one. */
+  retireActive(appId: string, now: number): Promise<void>;
+}

@@ -1,0 +1,65 @@
+import type { SessionRecord, SessionRepo, SigningKeyRecord, SigningKeyRepo } from '@latchkey/core';
+import { copy } from './state.js';
+
+export function memorySessionRepo(rows: Map<string, SessionRecord>): SessionRepo {
+  const owned = (appId: string, id: string) => {
+    const row = rows.get(id);
+    return row && row.app_id === appId ? row : undefined;
+  };
+  return {
+    async insert(session) {
+      rows.set(session.id, copy(session));
+    },
+    async get(appId, id) {
+      const row = owned(appId, id);
+      return row ? copy(row) : null;
+    },
+    async findByTokenHash(appId, tokenHash) {
+      const row = [...rows.values()].find((r) => r.app_id === appId && r.token_hash === tokenHash);
+      return row ? copy(row) : null;
+    },
+    async touch(appId, id, now, change) {
+      const row = owned(appId, id);
+      if (!row || row.revoked_at !== null || row.expires_at <= now) return null;
+      if (change.expiresAt !== undefined) row.expires_at = Math.max(row.expires_at, change.expiresAt);
+      if (change.factor) row.factors.push(copy(change.factor));
+      row.last_active_at = now;
+      row.updated_at = now;
+      return copy(row);
+    },
+    async revoke(appId, id, now) {
+      const row = owned(appId, id);
+      if (!row || row.revoked_at !== null) return null;
+      row.revoked_at = now;
+      row.updated_at = now;
+      return copy(row);
+    },
+  };
+}
+
+export function memorySigningKeyRepo(rows: Map<string, SigningKeyRecord>): SigningKeyRepo {
+  const active = (appId: string) =>
+    [...rows.values()].find((r) => r.app_id === appId && r.retired_at === null);
+  return {
+    async insertIfNoActive(key) {
+      const existing = active(key.app_id);
+      if (existing) return copy(existing);
+      rows.set(key.id, copy(key));
+      return copy(key);
+    },
+    async getActive(appId) {
+      const row = active(appId);
+      return row ? copy(row) : null;
+    },
+    async list(appId) {
+      return [...rows.values()]
+        .filter((r) => r.app_id === appId)
+        .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1))
+        .map(copy);
+    },
+    async retireActive(appId, now) {
+      const row = active(appId);
+      if (row) row.retired_at = now;
+    },
+  };
+}

@@ -1,0 +1,243 @@
+import type { Storage } from '@latchkey/core';
+import { describe, expect, it } from 'vitest';
+import {
+  makeApp,
+  makeContact,
+  makeOtp,
+  makeSession,
+  makeSigningKey,
+  makeUser,
+  NOW,
+  uid,
+} from './fixtures.js';
+
+/** Codes, sessions, signing keys and rate limits: the repositories whose atomicity matters most. */
+export function authRepoCases(storage: () => Storage): void {
+  const setup = async () => {
+    const s = storage();
+    const app = makeApp();
+    await s.apps.insert(app);
+    const user = makeUser(app.id);
+    await s.users.insert(user);
+    const email = makeContact(app.id, user.id);
+    await s.emails.insert(email);
+    return { s, app, user, email };
+  };
+
+  describe('otps', () => {
+    it('consumes the right code once, and says why anything else fails', async () => {
+      const { s, app, user, email } = await setup();
+      const otp = makeOtp(app.id, user.id, email.id);
+      await s.otps.replace(otp);
+      expect(await s.otps.consume(app.id, uid('m'), otp.code_hash, NOW, 5)).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+      expect(await s.otps.consume(app.id, email.id, 'wrong', NOW, 5)).toEqual({
+        ok: false,
+        reason: 'mismatch',
+      });
+      const ok = await s.otps.consume(app.id, email.id, otp.code_hash, NOW + 1, 5);
+      expect(ok).toEqual({ ok: true, otp: { ...otp, attempts: 1, used_at: NOW + 1 } });
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW + 2, 5)).toEqual({
+        ok: false,
+        reason: 'used',
+      });
+    });
+
+    it('refuses an expired code, even with the right hash', async () => {
+      const { s, app, user, email } = await setup();
+      const otp = makeOtp(app.id, user.id, email.id, { expires_at: NOW + 10 });
+      await s.otps.replace(otp);
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW + 10, 5)).toEqual({
+        ok: false,
+        reason: 'expired',
+      });
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW + 9, 5)).toMatchObject({ ok: true });
+    });
+
+    it('kills a code after the maximum of failed attempts', async () => {
+      const { s, app, user, email } = await setup();
+      const otp = makeOtp(app.id, user.id, email.id);
+      await s.otps.replace(otp);
+      for (let i = 0; i < 3; i++) {
+        expect(await s.otps.consume(app.id, email.id, 'wrong', NOW, 3)).toEqual({
+          ok: false,
+          reason: 'mismatch',
+        });
+      }
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW, 3)).toEqual({
+        ok: false,
+        reason: 'too_many_attempts',
+      });
+    });
+
+    it('keeps one code per method: a new one replaces the old', async () => {
+      const { s, app, user, email } = await setup();
+      const first = makeOtp(app.id, user.id, email.id);
+      const second = makeOtp(app.id, user.id, email.id);
+      await s.otps.replace(first);
+      await s.otps.replace(second);
+      expect(await s.otps.consume(app.id, email.id, first.code_hash, NOW, 5)).toEqual({
+        ok: false,
+        reason: 'mismatch',
+      });
+      expect(await s.otps.consume(app.id, email.id, second.code_hash, NOW, 5)).toMatchObject({ ok: true });
+    });
+
+    it('never consumes another App’s code, and deletes a method’s codes', async () => {
+      const { s, app, user, email } = await setup();
+      const other = await setup();
+      const otp = makeOtp(app.id, user.id, email.id);
+      await s.otps.replace(otp);
+      expect(await s.otps.consume(other.app.id, email.id, otp.code_hash, NOW, 5)).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+      await s.otps.deleteByMethod(other.app.id, email.id);
+      await s.otps.deleteByMethod(app.id, email.id);
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW, 5)).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+    });
+
+    it('lets exactly one of 20 concurrent consumes of one code win', async () => {
+      const { s, app, user, email } = await setup();
+      const otp = makeOtp(app.id, user.id, email.id);
+      await s.otps.replace(otp);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => s.otps.consume(app.id, email.id, otp.code_hash, NOW, 5)),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(results.filter((r) => !r.ok && r.reason === 'used')).toHaveLength(19);
+    });
+  });
+
+  describe('sessions', () => {
+    it('stores a session and finds it by id and token hash, in its App only', async () => {
+      const { s, app, user } = await setup();
+      const other = await setup();
+      const session = makeSession(app.id, user.id);
+      await s.sessions.insert(session);
+      expect(await s.sessions.get(app.id, session.id)).toEqual(session);
+      expect(await s.sessions.findByTokenHash(app.id, session.token_hash)).toEqual(session);
+      expect(await s.sessions.get(other.app.id, session.id)).toBeNull();
+      expect(await s.sessions.findByTokenHash(other.app.id, session.token_hash)).toBeNull();
+      expect(await s.sessions.findByTokenHash(app.id, uid('nope'))).toBeNull();
+    });
+
+    it('extends (never shortens), appends factors and refreshes activity', async () => {
+      const { s, app, user } = await setup();
+      const session = makeSession(app.id, user.id);
+      await s.sessions.insert(session);
+      const factor = {
+        type: 'otp',
+        delivery_channel: 'sms',
+        method: { method_id: 'phone_1', method_type: 'phone_number' },
+      };
+      const extended = await s.sessions.touch(app.id, session.id, NOW + 5, { expiresAt: NOW + 7200, factor });
+      expect(extended).toEqual({
+        ...session,
+        expires_at: NOW + 7200,
+        factors: [...session.factors, factor],
+        last_active_at: NOW + 5,
+        updated_at: NOW + 5,
+      });
+      const notShorter = await s.sessions.touch(app.id, session.id, NOW + 6, { expiresAt: NOW + 60 });
+      expect(notShorter?.expires_at).toBe(NOW + 7200);
+      expect(notShorter?.factors).toHaveLength(2);
+      expect(await s.sessions.get(app.id, session.id)).toEqual(notShorter);
+    });
+
+    it('does not touch an expired, revoked or foreign session', async () => {
+      const { s, app, user } = await setup();
+      const other = await setup();
+      const session = makeSession(app.id, user.id, { expires_at: NOW + 10 });
+      await s.sessions.insert(session);
+      expect(await s.sessions.touch(other.app.id, session.id, NOW, {})).toBeNull();
+      expect(await s.sessions.touch(app.id, session.id, NOW + 10, { expiresAt: NOW + 999 })).toBeNull();
+      const live = makeSession(app.id, user.id);
+      await s.sessions.insert(live);
+      expect(await s.sessions.revoke(other.app.id, live.id, NOW)).toBeNull();
+      expect((await s.sessions.revoke(app.id, live.id, NOW + 1))?.revoked_at).toBe(NOW + 1);
+      expect(await s.sessions.revoke(app.id, live.id, NOW + 2)).toBeNull();
+      expect(await s.sessions.touch(app.id, live.id, NOW + 3, {})).toBeNull();
+    });
+
+    it('appends every factor of 10 concurrent touches', async () => {
+      const { s, app, user } = await setup();
+      const session = makeSession(app.id, user.id);
+      await s.sessions.insert(session);
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          s.sessions.touch(app.id, session.id, NOW + 1, {
+            factor: {
+              type: 'otp',
+              delivery_channel: 'sms',
+              method: { method_id: `m${i}`, method_type: 'phone_number' },
+            },
+          }),
+        ),
+      );
+      expect((await s.sessions.get(app.id, session.id))?.factors).toHaveLength(11);
+    });
+  });
+
+  describe('signing keys', () => {
+    it('keeps one active key per App, under concurrent creation too', async () => {
+      const { s, app } = await setup();
+      expect(await s.signingKeys.getActive(app.id)).toBeNull();
+      const keys = Array.from({ length: 10 }, () => makeSigningKey(app.id));
+      const winners = await Promise.all(keys.map((k) => s.signingKeys.insertIfNoActive(k)));
+      expect(new Set(winners.map((w) => w.id)).size).toBe(1);
+      expect(await s.signingKeys.getActive(app.id)).toEqual(winners[0]);
+      expect(await s.signingKeys.list(app.id)).toHaveLength(1);
+    });
+
+    it('retires the active key and lists old and new, newest first', async () => {
+      const { s, app } = await setup();
+      const other = await setup();
+      const first = makeSigningKey(app.id);
+      await s.signingKeys.insertIfNoActive(first);
+      await s.signingKeys.retireActive(app.id, NOW + 5);
+      expect(await s.signingKeys.getActive(app.id)).toBeNull();
+      const second = makeSigningKey(app.id, { created_at: NOW + 6 });
+      expect(await s.signingKeys.insertIfNoActive(second)).toEqual(second);
+      expect(await s.signingKeys.list(app.id)).toEqual([second, { ...first, retired_at: NOW + 5 }]);
+      expect(await s.signingKeys.list(other.app.id)).toEqual([]);
+    });
+  });
+
+  describe('rate limits', () => {
+    it('counts up to the limit per key and window, then refuses', async () => {
+      const s = storage();
+      const key = uid('rl');
+      const results = [];
+      for (let i = 0; i < 4; i++) results.push(await s.rateLimits.hit(key, NOW, 3));
+      expect(results).toEqual([
+        { counted: true, count: 1 },
+        { counted: true, count: 2 },
+        { counted: true, count: 3 },
+        { counted: false, count: 3 },
+      ]);
+      expect(await s.rateLimits.hit(key, NOW + 60, 3)).toEqual({ counted: true, count: 1 });
+      expect(await s.rateLimits.hit(uid('rl'), NOW, 3)).toEqual({ counted: true, count: 1 });
+    });
+
+    it('counts exactly the limit of 30 concurrent hits', async () => {
+      const s = storage();
+      const key = uid('rl');
+      const results = await Promise.all(Array.from({ length: 30 }, () => s.rateLimits.hit(key, NOW, 7)));
+      expect(results.filter((r) => r.counted)).toHaveLength(7);
+    });
+
+    it('prunes ended windows', async () => {
+      const s = storage();
+      const key = uid('rl');
+      await s.rateLimits.hit(key, NOW - 120, 1);
+      await s.rateLimits.prune(NOW - 60);
+      expect(await s.rateLimits.hit(key, NOW - 120, 1)).toEqual({ counted: true, count: 1 });
+    });
+  });
+}
