@@ -1,0 +1,38 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NextConfig } from 'next';
+
+// The @latchkey workspace packages are compiled from their TypeScript sources (the `source`
+// export condition), so `next build` works in a fresh checkout before any package is built.
+const latchkeyPackages = ['@latchkey/core', '@latchkey/memory', '@latchkey/next'];
+const projectDir = path.dirname(fileURLToPath(import.meta.url));
+
+/** `./…` path from this app to the file a package's `source` condition names. */
+function sourceEntry(name: string): string {
+  for (let dir = projectDir; ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'node_modules', name, 'package.json');
+    if (existsSync(manifest)) {
+      const source: string = JSON.parse(readFileSync(manifest, 'utf8')).exports['.'].source;
+      return `./${path.relative(projectDir, path.resolve(path.dirname(manifest), source))}`;
+    }
+    if (dir === path.dirname(dir)) throw new Error(`${name} is not installed`);
+  }
+}
+
+const nextConfig: NextConfig = {
+  transpilePackages: latchkeyPackages,
+  // Turbopack has no custom resolve conditions: alias each package to its source entry. It maps
+  // the sources' `./x.js` imports to `./x.ts` because tsconfig.json uses NodeNext resolution.
+  turbopack: {
+    resolveAlias: Object.fromEntries(latchkeyPackages.map((name) => [name, sourceEntry(name)])),
+  },
+  // For `next build --webpack`: the same through webpack's own options.
+  webpack: (config) => {
+    config.resolve.conditionNames = ['source', ...(config.resolve.conditionNames ?? ['...'])];
+    config.resolve.extensionAlias = { ...config.resolve.extensionAlias, '.js': ['.ts', '.js'] };
+    return config;
+  },
+};
+
+export default nextConfig;
