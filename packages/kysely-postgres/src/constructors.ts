@@ -1,0 +1,38 @@
+import { PGlite } from '@electric-sql/pglite';
+import type { Storage } from '@latchkey/core';
+import type pg from 'pg';
+import { createPool } from './guarded-pool.js';
+import { type StorageSetup, storageOn } from './kysely-storage.js';
+import { openDatabase } from './open-database.js';
+
+export interface PostgresStorageOptions extends StorageSetup {
+  /** Extra pg Pool settings (max, idleTimeoutMillis, ssl, ...); connectionTimeoutMillis defaults to 5 s. */
+  pool?: Omit<pg.PoolConfig, 'connectionString'>;
+}
+
+/** Storage on real Postgres through a pg Pool it creates, and ends on `close()`. */
+export async function postgresStorage(
+  connectionString: string,
+  options: PostgresStorageOptions = {},
+): Promise<Storage> {
+  const pool = createPool({ ...options.pool, connectionString });
+  return storageOn(openDatabase({ pool }, true), options);
+}
+
+/**
+ * Storage on embedded PGlite, persisted in `dataDir`, or in memory when it is undefined. The
+ * PGlite instance is created here and closed on `close()`.
+ */
+export async function pgliteStorage(
+  dataDir: string | undefined,
+  options: StorageSetup = {},
+): Promise<Storage> {
+  const pglite = new PGlite(dataDir);
+  try {
+    await pglite.waitReady;
+  } catch (err) {
+    await pglite.close().catch(() => {});
+    throw err;
+  }
+  return storageOn(openDatabase({ pglite }, true), options);
+}

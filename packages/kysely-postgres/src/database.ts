@@ -1,0 +1,109 @@
+import type { ColumnType, Kysely } from 'kysely';
+
+/**
+ * The tables as Kysely sees them. Columns mirror the migrations; a later migration that adds a
+ * table adds its interface here too.
+ */
+
+// bigint Unix seconds: pg returns int8 as a string, PGlite as a number; rows convert with Number().
+type Seconds = ColumnType<string | number | bigint, number, number>;
+type NullableSeconds = ColumnType<string | number | bigint | null, number | null, number | null>;
+// json(b) is written as a JSON string and usually read back parsed (a host's type parsers may differ).
+type Json = ColumnType<unknown, string, string>;
+type NullableJson = ColumnType<unknown, string | null, string | null>;
+
+export interface AppsTable {
+  id: string;
+  name: string;
+  secret_key_hash: string;
+  public_token_hash: string;
+  previous_secret_key_hash: string | null;
+  previous_secret_key_expires_at: NullableSeconds;
+  settings: Json;
+  created_at: Seconds;
+  updated_at: Seconds;
+}
+
+export interface UsersTable {
+  id: string;
+  app_id: string;
+  name: NullableJson;
+  status: string;
+  created_at: Seconds;
+  updated_at: Seconds;
+}
+
+/** `emails` and `phone_numbers` share this shape. */
+export interface ContactsTable {
+  id: string;
+  app_id: string;
+  user_id: string;
+  address: string;
+  verified_at: NullableSeconds;
+  created_at: Seconds;
+}
+
+export interface OtpsTable {
+  id: string;
+  app_id: string;
+  method_id: string;
+  user_id: string;
+  code_hash: string;
+  attempts: number;
+  expires_at: Seconds;
+  used_at: NullableSeconds;
+  device_fingerprint: NullableJson;
+  created_at: Seconds;
+}
+
+export interface SessionsTable {
+  id: string;
+  app_id: string;
+  user_id: string;
+  token_hash: string;
+  started_at: Seconds;
+  expires_at: Seconds;
+  last_active_at: Seconds;
+  factors: Json;
+  device_fingerprint: NullableJson;
+  revoked_at: NullableSeconds;
+  created_at: Seconds;
+  updated_at: Seconds;
+}
+
+export interface SigningKeysTable {
+  id: string;
+  app_id: string;
+  alg: string;
+  public_jwk: Json;
+  sealed_private_key: string;
+  created_at: Seconds;
+  retired_at: NullableSeconds;
+}
+
+/** Fixed-window counters; `key` names what is limited, and is not scoped by App. */
+export interface RateLimitsTable {
+  key: string;
+  window_start: Seconds;
+  count: number;
+}
+
+export interface Database {
+  apps: AppsTable;
+  users: UsersTable;
+  emails: ContactsTable;
+  phone_numbers: ContactsTable;
+  otps: OtpsTable;
+  sessions: SessionsTable;
+  signing_keys: SigningKeysTable;
+  rate_limits: RateLimitsTable;
+}
+
+export type LatchkeyDb = Kysely<Database>;
+
+/**
+ * A Kysely instance of any table typing, as a host app hands it in. Kysely's own APIs
+ * (Dialect, Migration) use this type too.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a host's Kysely<HostTables> is only assignable to Kysely<any>.
+export type AnyKysely = Kysely<any>;

@@ -1,0 +1,76 @@
+import type { Storage } from '@latchkey/core';
+import type { Kysely } from 'kysely';
+import type { Database } from './database.js';
+import { migrateDatabase } from './migrate.js';
+import { type OpenDatabase, openDatabase, type StorageSource } from './open-database.js';
+import { kyselyAppRepo } from './repos/app-repo.js';
+import { kyselyContactRepo } from './repos/contact-repo.js';
+import { kyselyOtpRepo } from './repos/otp-repo.js';
+import { kyselyRateLimitRepo } from './repos/rate-limit-repo.js';
+import { kyselySessionRepo } from './repos/session-repo.js';
+import { kyselySigningKeyRepo } from './repos/signing-key-repo.js';
+import { kyselyUserRepo } from './repos/user-repo.js';
+import { toStorageError, withStorageErrors } from './storage-errors.js';
+
+/** What every constructor takes besides the connection. */
+export interface StorageSetup {
+  /** Postgres schema for Latchkey's tables (created by the migrations); the search path when absent. */
+  schema?: string;
+  /** Apply pending migrations before returning the Storage. */
+  migrate?: boolean;
+}
+
+export type KyselyStorageOptions = StorageSource & StorageSetup;
+
+/**
+ * Latchkey's Storage on Kysely, over real Postgres (`pool`), embedded PGlite (`pglite`) or a host
+ * app's Kysely instance (`db`). `close()` leaves what was passed in open.
+ */
+export async function kyselyStorage(options: KyselyStorageOptions): Promise<Storage> {
+  return storageOn(openDatabase(options), options);
+}
+
+/** Builds the Storage over an opened database; on a failed migration, closes what it opened. */
+export async function storageOn(opened: OpenDatabase, options: StorageSetup): Promise<Storage> {
+  try {
+    if (options.migrate) await migrateDatabase(opened.db, options.schema);
+  } catch (err) {
+    await opened.close();
+    throw err;
+  }
+  return { ...bind(opened.db, options.schema), close: opened.close };
+}
+
+/** The Storage's repositories and transaction on `db`, which is either the database or one transaction. */
+function bind(root: Kysely<Database>, schema: string | undefined): Storage {
+  const db = schema ? root.withSchema(schema) : root;
+  const storage: Storage = {
+    apps: withStorageErrors(kyselyAppRepo(db)),
+    users: withStorageErrors(kyselyUserRepo(db)),
+    emails: withStorageErrors(kyselyContactRepo(db, 'emails')),
+    phoneNumbers: withStorageErrors(kyselyContactRepo(db, 'phone_numbers')),
+    otps: withStorageErrors(kyselyOtpRepo(db)),
+    sessions: withStorageErrors(kyselySessionRepo(db)),
+    signingKeys: withStorageErrors(kyselySigningKeyRepo(db)),
+    rateLimits: withStorageErrors(kyselyRateLimitRepo(db)),
+    async transaction(fn) {
+      // Inside a transaction (ours, or one the host handed in as `db`), nested calls join it.
+      if (root.isTransaction) return fn(storage);
+      let fnError: unknown;
+      try {
+        return await root.transaction().execute((trx) =>
+          fn(bind(trx, schema)).catch((err: unknown) => {
+            fnError = err;
+            throw err;
+          }),
+        );
+      } catch (err) {
+        // What `fn` threw is the caller's; begin, commit and rollback failures are ours to map.
+        throw err === fnError ? err : toStorageError(err);
+      }
+    },
+    // A transaction's Storage closes nothing; the outer Storage replaces this.
+    close: async () => {},
+  };
+  return storage;
+}

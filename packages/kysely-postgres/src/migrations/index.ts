@@ -1,0 +1,13 @@
+import type { Migration } from 'kysely';
+import * as initial from './0001_initial.js';
+import * as auth from './0002_auth.js';
+
+/**
+ * Every migration, in order. Listed in code rather than read from a folder so bundlers keep
+ * them. To change the schema, add the next numbered file and one line here; never edit a
+ * migration that has shipped.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+  '0002_auth': auth,
+};

@@ -1,0 +1,38 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { LatchkeyError } from '@latchkey/core';
+import { Kysely, PostgresDialect } from 'kysely';
+import type pg from 'pg';
+import type { AnyKysely, Database } from './database.js';
+import { guardedPool } from './guarded-pool.js';
+import { pgliteDialect } from './pglite-dialect.js';
+
+/** The database: exactly one of a pg Pool (real Postgres), an embedded PGlite, or a host app's Kysely. */
+export type StorageSource =
+  | { pool: pg.Pool; pglite?: never; db?: never }
+  | { pglite: PGlite; pool?: never; db?: never }
+  | { db: AnyKysely; pool?: never; pglite?: never };
+
+export interface OpenDatabase {
+  db: Kysely<Database>;
+  /** Ends what was opened here: never the host's pool, PGlite or Kysely. */
+  close(): Promise<void>;
+}
+
+/**
+ * A Kysely on the source. `owned` says whether the pool or PGlite was created by this package
+ * (the convenience constructors), so `close()` ends it too.
+ */
+export function openDatabase(source: StorageSource, owned = false): OpenDatabase {
+  const given = [source.pool, source.pglite, source.db].filter((s) => s !== undefined).length;
+  if (given !== 1) {
+    throw new LatchkeyError('internal_error', 'Pass exactly one of `pool`, `pglite` or `db` to the storage.');
+  }
+  if (source.db) {
+    return { db: source.db as Kysely<Database>, close: async () => {} };
+  }
+  const dialect = source.pool
+    ? new PostgresDialect({ pool: guardedPool(source.pool, owned) })
+    : pgliteDialect(source.pglite!, owned);
+  const db = new Kysely<Database>({ dialect });
+  return { db, close: () => db.destroy() };
+}

@@ -1,0 +1,18 @@
+/** Conversions between column values and record fields, shared by the repositories. */
+
+/** int8 arrives as a string (pg), a number (PGlite) or a bigint (custom parsers). */
+export const toSeconds = (value: string | number | bigint): number => Number(value);
+
+export const toNullableSeconds = (value: string | number | bigint | null): number | null =>
+  value === null ? null : Number(value);
+
+/** json(b) arrives parsed, unless a host's type parsers leave it as text. */
+export const fromJson = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
+
+/** Written as text, so arrays stay JSON arrays (pg would send a JS array as a Postgres array). */
+export const toJson = (value: unknown): string => JSON.stringify(value);
+
+/** Drops keys whose value is undefined, so a patch sets only what it names. */
+export function definedOnly<T extends object>(patch: T): Partial<T> {
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

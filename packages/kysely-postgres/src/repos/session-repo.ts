@@ -1,0 +1,101 @@
+import type { DeviceFingerprint, Factor, SessionRecord, SessionRepo } from '@latchkey/core';
+import { type Selectable, sql } from 'kysely';
+import type { LatchkeyDb, SessionsTable } from '../database.js';
+import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
+
+const toRecord = (row: Selectable<SessionsTable>): SessionRecord => ({
+  id: row.id,
+  app_id: row.app_id,
+  user_id: row.user_id,
+  token_hash: row.token_hash,
+  started_at: toSeconds(row.started_at),
+  expires_at: toSeconds(row.expires_at),
+  last_active_at: toSeconds(row.last_active_at),
+  factors: fromJson(row.factors) as Factor[],
+  device_fingerprint: (fromJson(row.device_fingerprint) as DeviceFingerprint | null) ?? null,
+  revoked_at: toNullableSeconds(row.revoked_at),
+  created_at: toSeconds(row.created_at),
+  updated_at: toSeconds(row.updated_at),
+});
+
+export function kyselySessionRepo(db: LatchkeyDb): SessionRepo {
+  return {
+    async insert(session) {
+      await db
+        .insertInto('sessions')
+        .values({
+          id: session.id,
+          app_id: session.app_id,
+          user_id: session.user_id,
+          token_hash: session.token_hash,
+          started_at: session.started_at,
+          expires_at: session.expires_at,
+          last_active_at: session.last_active_at,
+          factors: toJson(session.factors),
+          device_fingerprint: session.device_fingerprint === null ? null : toJson(session.device_fingerprint),
+          revoked_at: session.revoked_at,
+          created_at: session.created_at,
+          updated_at: session.updated_at,
+        })
+        .execute();
+    },
+
+    async get(appId, sessionId) {
+      const row = await db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('id', '=', sessionId)
+        .executeTakeFirst();
+      return row ? toRecord(row) : null;
+    },
+
+    async findByTokenHash(appId, tokenHash) {
+      const row = await db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('token_hash', '=', tokenHash)
+        .executeTakeFirst();
+      return row ? toRecord(row) : null;
+    },
+
+    async touch(appId, sessionId, now, change) {
+      // One UPDATE computed from the row it locks, so concurrent touches each append their factor.
+      const { expiresAt, factor } = change;
+      const row = await db
+        .updateTable('sessions')
+        .set({
+          last_active_at: now,
+          updated_at: now,
+          ...(expiresAt !== undefined
+            ? { expires_at: sql<number>`greatest(${sql.ref('expires_at')}, ${expiresAt})` }
+            : {}),
+          ...(factor
+            ? {
+                factors: sql<string>`${sql.ref('factors')} || jsonb_build_array(cast(${toJson(factor)} as jsonb))`,
+              }
+            : {}),
+        })
+        .where('app_id', '=', appId)
+        .where('id', '=', sessionId)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', now)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toRecord(row) : null;
+    },
+
+    async revoke(appId, sessionId, now) {
+      const row = await db
+        .updateTable('sessions')
+        .set({ revoked_at: now, updated_at: now })
+        .where('app_id', '=', appId)
+        .where('id', '=', sessionId)
+        .where('revoked_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toRecord(row) : null;
+    },
+  };
+}

@@ -1,0 +1,280 @@
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyKysely } from '../src/index.js';
+import { migrateToLatest } from '../src/index.js';
+import { listedMigrations } from '../src/migrate.js';
+import { pgliteDialect } from '../src/pglite-dialect.js';
+import { DATABASE_URL, randomSchema } from './targets.js';
+
+type Sql = <R = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<R[]>;
+
+interface Database {
+  sql: Sql;
+  /** A Kysely on the same database, for driving the Migrator directly. */
+  kysely: AnyKysely;
+  /** migrateToLatest with the storage options of this backend. */
+  migrate(schema: string): Promise<{ applied: string[] }>;
+  close(): Promise<void>;
+}
+
+const openPglite = async (): Promise<Database> => {
+  const db = await PGlite.create();
+  return {
+    sql: async (text, params) => (await db.query(text, params)).rows as never,
+    kysely: new Kysely({ dialect: pgliteDialect(db, false) }),
+    migrate: (schema) => migrateToLatest({ pglite: db, schema }),
+    close: () => db.close(),
+  };
+};
+
+const openPostgres = async (): Promise<Database> => {
+  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });
+  const schemas = new Set<string>();
+  const kysely = new Kysely({ dialect: new PostgresDialect({ pool }) });
+  return {
+    sql: async (text, params) => (await pool.query(text, params)).rows,
+    kysely,
+    migrate: (schema) => {
+      schemas.add(schema);
+      return migrateToLatest({ pool, schema });
+    },
+    async close() {
+      for (const schema of schemas) await pool.query(`drop schema if exists "${schema}" cascade`);
+      await kysely.destroy(); // ends the pool
+    },
+  };
+};
+
+const ALL = ['0001_initial', '0002_auth'];
+
+// "column type nullable", in table order.
+const CONTACT_COLUMNS = [
+  'id text NO',
+  'app_id text NO',
+  'user_id text NO',
+  'address text NO',
+  'verified_at bigint YES',
+  'created_at bigint NO',
+];
+const COLUMNS: Record<string, string[]> = {
+  apps: [
+    'id text NO',
+    'name text NO',
+    'secret_key_hash text NO',
+    'public_token_hash text NO',
+    'previous_secret_key_hash text YES',
+    'previous_secret_key_expires_at bigint YES',
+    'settings jsonb NO',
+    'created_at bigint NO',
+    'updated_at bigint NO',
+  ],
+  users: [
+    'id text NO',
+    'app_id text NO',
+    'name jsonb YES',
+    'status text NO',
+    'created_at bigint NO',
+    'updated_at bigint NO',
+  ],
+  emails: CONTACT_COLUMNS,
+  phone_numbers: CONTACT_COLUMNS,
+  otps: [
+    'id text NO',
+    'app_id text NO',
+    'method_id text NO',
+    'user_id text NO',
+    'code_hash text NO',
+    'attempts integer NO',
+    'expires_at bigint NO',
+    'used_at bigint YES',
+    'device_fingerprint jsonb YES',
+    'created_at bigint NO',
+  ],
+  sessions: [
+    'id text NO',
+    'app_id text NO',
+    'user_id text NO',
+    'token_hash text NO',
+    'started_at bigint NO',
+    'expires_at bigint NO',
+    'last_active_at bigint NO',
+    'factors jsonb NO',
+    'device_fingerprint jsonb YES',
+    'revoked_at bigint YES',
+    'created_at bigint NO',
+    'updated_at bigint NO',
+  ],
+  signing_keys: [
+    'id text NO',
+    'app_id text NO',
+    'alg text NO',
+    'public_jwk jsonb NO',
+    'sealed_private_key text NO',
+    'created_at bigint NO',
+    'retired_at bigint YES',
+  ],
+  rate_limits: ['key text NO', 'window_start bigint NO', 'count integer NO'],
+};
+
+const openers = DATABASE_URL ? { pglite: openPglite, postgres: openPostgres } : { pglite: openPglite };
+
+for (const [name, open] of Object.entries(openers)) {
+  describe(`migrations on ${name}`, () => {
+    let db: Database;
+    const schema = randomSchema();
+    let firstRun: { applied: string[] };
+
+    beforeAll(async () => {
+      db = await open();
+      firstRun = await db.migrate(schema);
+    });
+    afterAll(async () => {
+      await db?.close();
+    });
+
+    it('applies every migration on an empty schema, then nothing when run again', async () => {
+      expect(firstRun.applied).toEqual(ALL);
+      expect(await db.migrate(schema)).toEqual({ applied: [] });
+      const tables = await db.sql<{ table_name: string }>(
+        `select table_name from information_schema.tables where table_schema = $1 order by table_name`,
+        [schema],
+      );
+      expect(tables.map((t) => t.table_name)).toEqual(
+        [...Object.keys(COLUMNS), 'kysely_migration', 'kysely_migration_lock'].sort(),
+      );
+      // Nothing leaks into the default schema.
+      const stray = await db.sql(
+        `select table_name from information_schema.tables
+         where table_schema = 'public' and table_name in ('apps', 'kysely_migration')`,
+      );
+      expect(stray).toEqual([]);
+    });
+
+    it('creates the columns with their types and nullability', async () => {
+      for (const [table, expected] of Object.entries(COLUMNS)) {
+        const columns = await db.sql<{ c: string }>(
+          `select column_name || ' ' || data_type || ' ' || is_nullable as c from information_schema.columns
+           where table_schema = $1 and table_name = $2 order by ordinal_position`,
+          [schema, table],
+        );
+        expect(
+          columns.map((r) => r.c),
+          table,
+        ).toEqual(expected);
+      }
+    });
+
+    it('has the unique and primary keys the atomic methods rely on', async () => {
+      const constraints = await db.sql<{ name: string; type: string; columns: string }>(
+        `select tc.constraint_name as name, tc.constraint_type as type,
+                string_agg(k.column_name, ',' order by k.ordinal_position) as columns
+         from information_schema.table_constraints tc
+         join information_schema.key_column_usage k
+           on k.constraint_schema = tc.constraint_schema and k.constraint_name = tc.constraint_name
+         where tc.table_schema = $1 and tc.constraint_type in ('UNIQUE', 'PRIMARY KEY')
+           and tc.table_name <> 'kysely_migration' and tc.table_name <> 'kysely_migration_lock'
+         group by tc.constraint_name, tc.constraint_type order by tc.constraint_name`,
+        [schema],
+      );
+      expect(constraints.filter((c) => c.type === 'UNIQUE')).toEqual([
+        { name: 'emails_app_id_address_key', type: 'UNIQUE', columns: 'app_id,address' },
+        { name: 'otps_app_id_method_id_key', type: 'UNIQUE', columns: 'app_id,method_id' },
+        { name: 'phone_numbers_app_id_address_key', type: 'UNIQUE', columns: 'app_id,address' },
+        { name: 'users_app_id_id_key', type: 'UNIQUE', columns: 'app_id,id' },
+      ]);
+      const primaryKeys = constraints.filter((c) => c.type === 'PRIMARY KEY').map((c) => c.columns);
+      expect(primaryKeys.sort()).toEqual([...Array(7).fill('id'), 'key,window_start']);
+    });
+
+    it('cascades deletes from users to their contacts, codes and sessions', async () => {
+      const foreignKeys = await db.sql<{ name: string; rule: string }>(
+        `select constraint_name as name, delete_rule as rule from information_schema.referential_constraints
+         where constraint_schema = $1 order by constraint_name`,
+        [schema],
+      );
+      expect(foreignKeys.map((f) => f.rule)).toEqual(foreignKeys.map(() => 'CASCADE'));
+      expect(foreignKeys.map((f) => f.name)).toEqual(
+        expect.arrayContaining([
+          'emails_user_fkey',
+          'phone_numbers_user_fkey',
+          'otps_user_fkey',
+          'sessions_user_fkey',
+        ]),
+      );
+
+      const s = `"${schema}"`;
+      await db.sql(`insert into ${s}.apps values ('app_1', 'A', 'sk', 'pk', null, null, '{}', 1, 1)`);
+      await db.sql(`insert into ${s}.users values ('user_1', 'app_1', null, 'active', 1, 1)`);
+      await db.sql(`insert into ${s}.emails values ('email_1', 'app_1', 'user_1', 'a@example.com', null, 1)`);
+      await db.sql(
+        `insert into ${s}.phone_numbers values ('phone_1', 'app_1', 'user_1', '+14155550100', null, 1)`,
+      );
+      await db.sql(
+        `insert into ${s}.otps (id, app_id, method_id, user_id, code_hash, expires_at, created_at)
+         values ('otp_1', 'app_1', 'email_1', 'user_1', 'h', 9, 1)`,
+      );
+      await expect(
+        db.sql(`insert into ${s}.emails values ('email_2', 'app_1', 'user_1', 'a@example.com', null, 1)`),
+      ).rejects.toMatchObject({ code: '23505' });
+      // A contact's user must be in the contact's App.
+      await db.sql(`insert into ${s}.apps values ('app_2', 'B', 'sk2', 'pk2', null, null, '{}', 1, 1)`);
+      await expect(
+        db.sql(`insert into ${s}.emails values ('email_3', 'app_2', 'user_1', 'b@example.com', null, 1)`),
+      ).rejects.toMatchObject({ code: '23503' });
+      await db.sql(`delete from ${s}.users where id = 'user_1'`);
+      const left = await db.sql(
+        `select id from ${s}.emails union all select id from ${s}.phone_numbers union all select id from ${s}.otps`,
+      );
+      expect(left).toEqual([]);
+    });
+
+    it('indexes the look-ups by key hash, by user, by token and the one active signing key', async () => {
+      const indexes = await db.sql<{ indexname: string; indexdef: string }>(
+        `select indexname, indexdef from pg_indexes where schemaname = $1 order by indexname`,
+        [schema],
+      );
+      const def = (index: string) => indexes.find((i) => i.indexname === index)?.indexdef;
+      expect(def('apps_secret_key_hash_idx')).toMatch(/ON \S+\.apps USING btree \(secret_key_hash\)$/);
+      expect(def('apps_public_token_hash_idx')).toMatch(/\(public_token_hash\)$/);
+      expect(def('apps_previous_secret_key_hash_idx')).toMatch(
+        /\(previous_secret_key_hash\) WHERE \(previous_secret_key_hash IS NOT NULL\)$/,
+      );
+      expect(def('emails_app_id_user_id_idx')).toMatch(/\(app_id, user_id\)$/);
+      expect(def('phone_numbers_app_id_user_id_idx')).toMatch(/\(app_id, user_id\)$/);
+      expect(def('emails_app_id_address_key')).toMatch(/UNIQUE INDEX .*\(app_id, address\)$/);
+      expect(def('sessions_app_id_token_hash_idx')).toMatch(/\(app_id, token_hash\)$/);
+      expect(def('sessions_app_id_user_id_idx')).toMatch(/\(app_id, user_id\)$/);
+      expect(def('signing_keys_one_active_idx')).toMatch(
+        /UNIQUE INDEX .*\(app_id\) WHERE \(retired_at IS NULL\)$/,
+      );
+      expect(def('rate_limits_window_start_idx')).toMatch(/\(window_start\)$/);
+    });
+
+    it('upgrades a schema at an older version, keeping its rows', async () => {
+      const old = randomSchema();
+      const migrator = new Migrator({
+        db: db.kysely,
+        provider: listedMigrations(old),
+        migrationTableSchema: old,
+      });
+      const first = await migrator.migrateTo('0001_initial');
+      expect(first.error).toBeUndefined();
+      await db.sql(`insert into "${old}".apps values ('app_old', 'Old', 'sk', 'pk', null, null, '{}', 1, 1)`);
+
+      expect(await migrateToLatest(db.kysely, { schema: old })).toEqual({ applied: ALL.slice(1) });
+      expect(await db.sql(`select id from "${old}".apps`)).toEqual([{ id: 'app_old' }]);
+      expect(await db.sql(`select count(*)::int as n from "${old}".sessions`)).toEqual([{ n: 0 }]);
+      await db.sql(`drop schema "${old}" cascade`);
+    });
+
+    it.runIf(name === 'postgres')('lets several processes migrate one fresh schema at once', async () => {
+      const fresh = randomSchema();
+      const runs = await Promise.all([db.migrate(fresh), db.migrate(fresh), db.migrate(fresh)]);
+      expect(runs.flatMap((r) => r.applied)).toEqual(ALL);
+      const applied = await db.sql(`select name from "${fresh}".kysely_migration order by name`);
+      expect(applied).toEqual(ALL.map((n) => ({ name: n })));
+    });
+  });
+}
