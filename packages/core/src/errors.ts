@@ -15,6 +15,22 @@ export const errorCatalogue = {
   },
   // 401: no valid proof
   unauthorized: { status: 401, message: 'Missing or invalid API key in the Authorization header.' },
+  otp_code_invalid: { status: 401, message: 'The passcode is wrong.' },
+  otp_code_expired: { status: 401, message: 'The passcode has expired; send a new one.' },
+  otp_code_used: { status: 401, message: 'The passcode was already used; send a new one.' },
+  otp_code_too_many_attempts: {
+    status: 401,
+    message: 'Too many wrong passcodes; this one no longer works. Send a new one.',
+  },
+  device_fingerprint_mismatch: {
+    status: 401,
+    message: 'The device verifying does not match the device that asked for the passcode or link.',
+  },
+  session_not_found: { status: 401, message: 'No live session matches this token or JWT.' },
+  invalid_session_jwt: {
+    status: 401,
+    message: 'The session JWT is malformed, expired or not signed by this App.',
+  },
   // 403: a valid key of the wrong kind
   secret_key_required: {
     status: 403,
@@ -26,12 +42,24 @@ export const errorCatalogue = {
   user_not_found: { status: 404, message: 'No user with this id.' },
   email_not_found: { status: 404, message: 'No email with this id.' },
   phone_number_not_found: { status: 404, message: 'No phone number with this id.' },
+  otp_code_not_found: {
+    status: 404,
+    message: 'No passcode was sent to this method, or the method is unknown.',
+  },
   // 405, 409, 413, 415, 429
   method_not_allowed: { status: 405, message: 'This route does not accept this HTTP method.' },
   duplicate_email: { status: 409, message: 'This email address already belongs to a user of this App.' },
   duplicate_phone_number: {
     status: 409,
     message: 'This phone number already belongs to a user of this App.',
+  },
+  email_belongs_to_another_user: {
+    status: 409,
+    message: 'This email address belongs to another user of this App.',
+  },
+  phone_number_belongs_to_another_user: {
+    status: 409,
+    message: 'This phone number belongs to another user of this App.',
   },
   request_too_large: { status: 413, message: 'The request body is larger than the limit.' },
   unsupported_media_type: { status: 415, message: 'Send the request body as application/json.' },

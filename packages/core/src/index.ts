@@ -14,6 +14,8 @@ export type { Latchkey } from './latchkey.js';
 export { createLatchkey } from './latchkey.js';
 export type { LatchkeyOptions } from './options.js';
 export type { DeviceFingerprint, OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
+export type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './otps/schema.js';
+export type { OtpService } from './otps/service.js';
 export type { ChainClient } from './ports/chain-client.js';
 export type { Clock } from './ports/clock.js';
 export { nowSeconds, systemClock } from './ports/clock.js';
@@ -24,6 +26,9 @@ export type { RateLimitDecision, RateLimiter } from './ports/rate-limiter.js';
 export type { OutboundMessage, Sender } from './ports/sender.js';
 export type { Storage } from './ports/storage.js';
 export type { RateLimitRepo } from './rate-limits/repo.js';
+export { storageRateLimiter } from './rate-limits/storage-rate-limiter.js';
+export type { SessionClaims, VerifySessionJwtOptions } from './sessions/jwt.js';
+export { DEFAULT_JWT_ISSUER, verifySessionJwt } from './sessions/jwt.js';
 export type {
   Factor,
   SessionRecord,
@@ -31,6 +36,8 @@ export type {
   SigningKeyRecord,
   SigningKeyRepo,
 } from './sessions/repo.js';
+export type { Session } from './sessions/schema.js';
+export type { IssuedSession, SessionFields, SessionService } from './sessions/service.js';
 export type { ContactRecord, ContactRepo, UserName, UserRecord, UserRepo, UserStatus } from './users/repo.js';
 export type { CreateUserRequest, CreateUserResponse, User } from './users/schema.js';
 export type { UserService } from './users/service.js';

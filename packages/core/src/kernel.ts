@@ -1,7 +1,12 @@
+import type { AppRecord } from './apps/repo.js';
 import { type IdPrefix, newId } from './crypto/ids.js';
 import type { KeyedHasher } from './crypto/keyed-hash.js';
+import { LatchkeyError } from './errors.js';
 import { type Clock, nowSeconds } from './ports/clock.js';
+import type { KeyVault } from './ports/key-vault.js';
 import type { RandomSource } from './ports/random.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
+import type { Sender } from './ports/sender.js';
 import type { Storage } from './ports/storage.js';
 
 /** What every service is built from: the ports, resolved once by `createLatchkey`. */
@@ -10,20 +15,40 @@ export interface Kernel {
   clock: Clock;
   random: RandomSource;
   hasher: KeyedHasher;
+  vault: KeyVault;
+  sender: Sender;
+  rateLimiter: RateLimiter;
   /** Unix seconds now. */
   now(): number;
   id(prefix: IdPrefix): string;
+  /**
+   * The App, cached for a few seconds: settings are read on every request, changed rarely. A
+   * change made in another process shows within `APP_CACHE_SECONDS`.
+   */
+  app(appId: string): Promise<AppRecord>;
+  /** Drops the cached App after a change in this process. */
+  forgetApp(appId: string): void;
 }
 
-export function createKernel(ports: {
-  storage: Storage;
-  clock: Clock;
-  random: RandomSource;
-  hasher: KeyedHasher;
-}): Kernel {
+export const APP_CACHE_SECONDS = 5;
+
+export function createKernel(ports: Omit<Kernel, 'now' | 'id' | 'app' | 'forgetApp'>): Kernel {
+  const now = () => nowSeconds(ports.clock);
+  const apps = new Map<string, { app: AppRecord; until: number }>();
   return {
     ...ports,
-    now: () => nowSeconds(ports.clock),
+    now,
     id: (prefix) => newId(prefix, ports.clock, ports.random),
+    async app(appId) {
+      const cached = apps.get(appId);
+      if (cached && cached.until > now()) return cached.app;
+      const app = await ports.storage.apps.get(appId);
+      if (!app) throw new LatchkeyError('app_not_found');
+      apps.set(appId, { app, until: now() + APP_CACHE_SECONDS });
+      return app;
+    },
+    forgetApp: (appId) => {
+      apps.delete(appId);
+    },
   };
 }

@@ -1,11 +1,23 @@
+import { hkdf } from '@noble/hashes/hkdf.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { appService } from './apps/service.js';
+import { toBase64Url, utf8 } from './crypto/encoding.js';
 import { keyedHasher } from './crypto/keyed-hash.js';
+import { LatchkeyError } from './errors.js';
 import { createHttpApp } from './http/app.js';
 import { createKernel } from './kernel.js';
 import { type LatchkeyOptions, latchkeyOptionsSchema } from './options.js';
+import { otpService } from './otps/service.js';
 import { systemClock } from './ports/clock.js';
+import type { KeyVault } from './ports/key-vault.js';
 import { systemRandom } from './ports/random.js';
+import type { Sender } from './ports/sender.js';
+import { storageRateLimiter } from './rate-limits/storage-rate-limiter.js';
+import { DEFAULT_JWT_ISSUER } from './sessions/jwt.js';
+import { sessionService } from './sessions/service.js';
+import { signingKeys } from './sessions/signing-keys.js';
 import { userService } from './users/service.js';
+import { localKeyVault } from './vault/local-key-vault.js';
 import { VERSION } from './version.js';
 
 export type Latchkey = ReturnType<typeof createLatchkey>;
@@ -16,26 +28,40 @@ export type Latchkey = ReturnType<typeof createLatchkey>;
  */
 export function createLatchkey(options: LatchkeyOptions) {
   const opts = latchkeyOptionsSchema.parse(options);
+  const clock = opts.clock ?? systemClock;
   const kernel = createKernel({
     storage: opts.storage,
-    clock: opts.clock ?? systemClock,
+    clock,
     random: opts.random ?? systemRandom,
     hasher: keyedHasher(opts.secret),
+    vault: opts.keyVault ?? vaultFromSecret(opts.secret),
+    sender: opts.sender ?? noSender,
+    rateLimiter: opts.rateLimiter ?? storageRateLimiter(opts.storage.rateLimits, clock),
   });
   const apps = appService(kernel);
   const users = userService(kernel);
+  const sessions = sessionService(kernel, signingKeys(kernel, kernel.vault), {
+    issuer: opts.jwtIssuer ?? DEFAULT_JWT_ISSUER,
+  });
+  const otps = otpService(kernel, sessions);
   const http = createHttpApp(
     kernel,
-    { apps, users },
-    { maxBodyBytes: opts.http.maxBodyBytes, version: VERSION },
+    { apps, users, sessions, otps },
+    {
+      maxBodyBytes: opts.http.maxBodyBytes,
+      version: VERSION,
+      onInternalError: opts.onInternalError ?? logInternalError,
+    },
   );
 
   return {
     apps,
     users,
+    sessions,
+    otps,
     storage: opts.storage,
     /** The `/v1` HTTP API as a Web-standard handler. `env.clientIp` feeds device fingerprints. */
-    fetch: (request: Request, env: { clientIp?: string } = {}): Promise<Response> =>
+    fetch: (request: Request, env: { clientIp?: string | undefined } = {}): Promise<Response> =>
       Promise.resolve(http.fetch(request, env)),
     /** Every route served, as `METHOD /v1/path/{param}`. */
     routes: (): string[] => [
@@ -51,3 +77,25 @@ export function createLatchkey(options: LatchkeyOptions) {
     close: () => opts.storage.close(),
   };
 }
+
+/**
+ * Without a configured vault, seal with a key derived from the secret: every deployment then
+ * seals at rest out of the box. A configured vault is what allows master-key rotation.
+ */
+function vaultFromSecret(secret: string): KeyVault {
+  const key = hkdf(sha256, utf8(secret), undefined, utf8('latchkey/default-vault-key'), 32);
+  return localKeyVault({ keys: { 1: toBase64Url(key) }, current: 1 });
+}
+
+const logInternalError = (err: unknown, requestId: string) => {
+  console.error(`latchkey: request ${requestId} failed:`, err);
+};
+
+const noSender: Sender = {
+  send: async () => {
+    throw new LatchkeyError(
+      'sender_unavailable',
+      'No sender is configured: pass `sender` to createLatchkey.',
+    );
+  },
+};

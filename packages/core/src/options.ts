@@ -24,6 +24,15 @@ export const latchkeyOptionsSchema = z.object({
   rateLimiter: port<RateLimiter>('rateLimiter', ['hit']).optional(),
   clock: port<Clock>('clock', ['now']).optional(),
   random: port<RandomSource>('random', ['bytes']).optional(),
+  /**
+   * Where unexpected failures (500s) are reported, with the request id the client saw. Never
+   * given request bodies, so no passcode, token or key reaches it. Defaults to console.error.
+   */
+  onInternalError: z
+    .custom<(err: unknown, requestId: string) => void>((v) => typeof v === 'function')
+    .optional(),
+  /** The `iss` of session JWTs. */
+  jwtIssuer: z.string().min(1).max(200).optional(),
   http: z
     .object({
       /** Largest accepted request body, bytes. */

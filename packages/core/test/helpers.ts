@@ -1,5 +1,41 @@
-import { createLatchkey, type Latchkey } from '@latchkey/core';
+import { createLatchkey, type Latchkey, type LatchkeyOptions, type OutboundMessage } from '@latchkey/core';
 import { memoryStorage } from '@latchkey/memory';
+
+/** A clock tests move by hand. */
+export function manualClock(start = Date.UTC(2027, 0, 1)) {
+  let ms = start;
+  return {
+    now: () => ms,
+    advance: (seconds: number) => {
+      ms += seconds * 1000;
+    },
+  };
+}
+
+/** A sender that keeps what it was given. */
+export function capturingSender() {
+  const sent: OutboundMessage[] = [];
+  return {
+    sent,
+    send: async (m: OutboundMessage) => {
+      sent.push(m);
+    },
+    /** The code of the last message to `to`. */
+    lastCode: (to: string) => {
+      const m = sent.filter((x) => x.to === to).at(-1);
+      if (!m?.code) throw new Error(`no code was sent to ${to}`);
+      return m.code;
+    },
+  };
+}
+
+/** A Latchkey on memory storage with a manual clock and a capturing sender. */
+export function testLatchkey(over: Partial<LatchkeyOptions> = {}) {
+  const clock = manualClock();
+  const sender = capturingSender();
+  const latchkey = createLatchkey({ storage: memoryStorage(), secret: TEST_SECRET, clock, sender, ...over });
+  return { latchkey, clock, sender };
+}
 
 export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
 

@@ -9,6 +9,13 @@ import { expectErrorShape, type TestApp, testApp } from './helpers.js';
  */
 const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/auth/users': { email: 'valid@example.com' },
+  'POST /v1/auth/otps/sms/send': { phone_number: '+14155550100' },
+  'POST /v1/auth/otps/email/send': { email: 'valid@example.com' },
+  'POST /v1/auth/otps/sms/login_or_create': { phone_number: '+14155550100' },
+  'POST /v1/auth/otps/email/login_or_create': { email: 'valid@example.com' },
+  'POST /v1/auth/otps/verify': { method_id: 'email_0', otp: '123456' },
+  'POST /v1/auth/sessions/authenticate': { session_token: 'lks_x' },
+  'POST /v1/auth/sessions/revoke': { session_id: 'session_x' },
 };
 
 type Schema = {
@@ -67,12 +74,7 @@ function wrongTypeValue(s: Schema): unknown {
   }
 }
 
-async function raw(
-  method: string,
-  path: string,
-  body: string | undefined,
-  headers: Record<string, string>,
-) {
+async function raw(method: string, path: string, body: string | undefined, headers: Record<string, string>) {
   const res = await t.latchkey.fetch(new Request(`http://latchkey.test${path}`, { method, headers, body }));
   const text = await res.text();
   let parsed: unknown;

@@ -1,4 +1,12 @@
-import { type AppRecord, appSettingsSchema, type ContactRecord, type UserRecord } from '@latchkey/core';
+import {
+  type AppRecord,
+  appSettingsSchema,
+  type ContactRecord,
+  type OtpRecord,
+  type SessionRecord,
+  type SigningKeyRecord,
+  type UserRecord,
+} from '@latchkey/core';
 
 let counter = 0;
 /** Unique per call and per run, so tests never see each other's rows in a shared database. */

@@ -1,5 +1,14 @@
 import { z } from '@hono/zod-openapi';
 
+function rateLimitRule(limit: number, windowSeconds: number) {
+  return z
+    .object({
+      limit: z.int().min(1).max(1_000_000).default(limit),
+      window_seconds: z.int().min(1).max(86_400).default(windowSeconds),
+    })
+    .prefault({});
+}
+
 /**
  * Per-App settings. Stored as one JSON document and parsed through this schema on every read,
  * so a setting added in a later version takes its default for Apps created before it.
@@ -25,6 +34,47 @@ export const appSettingsSchema = z.object({
     .object({
       /** Lifetime of each session JWT; the session itself lives as long as it was asked to. */
       jwt_lifetime_seconds: z.int().min(30).max(3600).default(300),
+      /** Algorithm of the App's session-JWT signing key (applies to keys created after a change). */
+      jwt_alg: z.enum(['ES256', 'EdDSA']).default('ES256'),
+    })
+    .prefault({}),
+  otp: z
+    .object({
+      /** Default lifetime of a passcode; a send request may ask for another within 1–60. */
+      expires_in_minutes: z.int().min(1).max(60).default(10),
+      /** Wrong attempts a passcode survives; the next one kills it. */
+      max_attempts: z.int().min(1).max(20).default(5),
+      /** What of the sender's device_fingerprint a verify must repeat. */
+      device_fingerprint_match: z.enum(['none', 'ip', 'user_agent', 'both']).default('none'),
+    })
+    .prefault({}),
+  rate_limits: z
+    .object({
+      /** Messages (passcodes, links) to one phone number or email address. */
+      per_destination: rateLimitRule(5, 600),
+      /** Messages the App sends in all. */
+      per_app: rateLimitRule(1000, 3600),
+    })
+    .prefault({}),
+  /**
+   * Message texts. Placeholders: {{app_name}}, {{code}}, {{minutes}} for passcodes,
+   * {{app_name}}, {{url}}, {{minutes}} for magic links.
+   */
+  messages: z
+    .object({
+      otp_sms: z
+        .string()
+        .min(1)
+        .max(320)
+        .default('{{code}} is your {{app_name}} code. It expires in {{minutes}} minutes.'),
+      otp_email_subject: z.string().min(1).max(200).default('Your {{app_name}} code: {{code}}'),
+      otp_email_text: z
+        .string()
+        .min(1)
+        .max(10_000)
+        .default(
+          'Your {{app_name}} code is {{code}}.\n\nIt expires in {{minutes}} minutes. If you did not ask for it, ignore this email.',
+        ),
     })
     .prefault({}),
 });

@@ -51,6 +51,7 @@ export function appService(k: Kernel) {
         settings: appSettingsSchema.parse(settings),
         updated_at: k.now(),
       });
+      k.forgetApp(appId);
       if (!app) throw new LatchkeyError('app_not_found');
       return app;
     },

@@ -4,6 +4,10 @@ import { HTTPException } from 'hono/http-exception';
 import type { AppService } from '../apps/service.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
+import { registerOtpRoutes } from '../otps/routes.js';
+import type { OtpService } from '../otps/service.js';
+import { PUBLIC_JWKS_PATH, registerSessionRoutes } from '../sessions/routes.js';
+import type { SessionService } from '../sessions/service.js';
 import { registerUserRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
 import type { HttpApp, HttpEnv } from './env.js';
@@ -15,15 +19,19 @@ import { validationError } from './validation-hook.js';
 export interface HttpServices {
   apps: AppService;
   users: UserService;
+  sessions: SessionService;
+  otps: OtpService;
 }
 
 export interface HttpOptions {
   maxBodyBytes: number;
   version: string;
+  onInternalError: (err: unknown, requestId: string) => void;
 }
 
 /** Paths served without an API key. */
-const OPEN_PATHS = new Set(['/v1/health', OPENAPI_PATH]);
+const isOpenPath = (path: string) =>
+  path === '/v1/health' || path === OPENAPI_PATH || path.startsWith(PUBLIC_JWKS_PATH);
 
 export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOptions): HttpApp {
   const app: HttpApp = new OpenAPIHono<HttpEnv>({
@@ -34,11 +42,13 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   });
 
   app.use('*', requestIdMiddleware(k.random));
-  app.use('/v1/*', apiKeyMiddleware(services.apps, OPEN_PATHS));
+  app.use('/v1/*', apiKeyMiddleware(services.apps, isOpenPath));
   app.use('/v1/*', jsonBodyMiddleware(options.maxBodyBytes));
 
   registerSystemRoutes(app, { version: options.version });
   registerUserRoutes(app, services.users);
+  registerOtpRoutes(app, services.otps);
+  registerSessionRoutes(app, services.sessions);
 
   const allowedMethods = methodTable(app);
   app.notFound((c) => {
@@ -52,6 +62,8 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
     if (err instanceof HTTPException && err.status === 400) {
       return errorResponse(c, new LatchkeyError('invalid_json', undefined, { cause: err }));
     }
+    if (!(err instanceof LatchkeyError) || err.status >= 500)
+      options.onInternalError(err, c.get('requestId') ?? '');
     return errorResponse(c, err);
   });
   return app;

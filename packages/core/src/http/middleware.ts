@@ -19,9 +19,9 @@ export function requestIdMiddleware(random: RandomSource): Middleware {
 const BEARER = /^Bearer +(\S+)\s*$/i;
 
 /** Resolves the App from `Authorization: Bearer <sk_…|pk_…>`; any valid key passes here. */
-export function apiKeyMiddleware(apps: AppService, openPaths: ReadonlySet<string>): Middleware {
+export function apiKeyMiddleware(apps: AppService, isOpenPath: (path: string) => boolean): Middleware {
   return async (c, next) => {
-    if (openPaths.has(c.req.path)) return next();
+    if (isOpenPath(c.req.path)) return next();
     const key = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
     const found = key ? await apps.authenticateKey(key) : null;
     if (!found) throw new LatchkeyError('unauthorized');

@@ -1,7 +1,9 @@
+type SecurityRequirement = Record<string, string[]>;
+
 /** OpenAPI security requirements: which kind of key a route takes. */
-export const secretKeySecurity = [{ secretKey: [] }];
-export const anyKeySecurity = [{ secretKey: [] }, { publicToken: [] }];
-export const openSecurity: Array<Record<string, string[]>> = [];
+export const secretKeySecurity: SecurityRequirement[] = [{ secretKey: [] }];
+export const anyKeySecurity: SecurityRequirement[] = [{ secretKey: [] }, { publicToken: [] }];
+export const openSecurity: SecurityRequirement[] = [];
 
 export const securitySchemes = {
   secretKey: {

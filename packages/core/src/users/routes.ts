@@ -3,7 +3,14 @@ import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
 import { requireSecretKey } from '../http/middleware.js';
 import { secretKeySecurity } from '../http/security.js';
-import { createUserRequestSchema, createUserResponseSchema, userIdSchema, userSchema } from './schema.js';
+import { channels } from './channels.js';
+import {
+  createUserRequestSchema,
+  createUserResponseSchema,
+  removedMethodResponseSchema,
+  userIdSchema,
+  userSchema,
+} from './schema.js';
 import type { UserService } from './service.js';
 
 const createUser = createRoute({
@@ -37,7 +44,45 @@ const getUser = createRoute({
   },
 });
 
+const removeRoute = (path: string, param: 'phone_number_id' | 'email_id', what: string) =>
+  createRoute({
+    method: 'delete',
+    path,
+    tags: ['users'],
+    summary: `Remove ${what} from its user`,
+    security: secretKeySecurity,
+    middleware: [requireSecretKey] as const,
+    request: {
+      params: z.object({ [param]: z.string().min(1).max(100) }) as z.ZodObject<
+        Record<typeof param, z.ZodString>
+      >,
+    },
+    responses: {
+      200: {
+        description: 'Removed',
+        content: { 'application/json': { schema: removedMethodResponseSchema } },
+      },
+      ...errorResponses(403, 404),
+    },
+  });
+
+const removePhone = removeRoute(
+  '/v1/auth/users/phone_number/{phone_number_id}/delete',
+  'phone_number_id',
+  'a phone number',
+);
+const removeEmail = removeRoute('/v1/auth/users/emails/{email_id}/delete', 'email_id', 'an email address');
+
 export function registerUserRoutes(app: HttpApp, users: UserService) {
+  app.openapi(removePhone, async (c) =>
+    c.json(
+      await users.removeContact(c.get('app').id, channels.sms, c.req.valid('param').phone_number_id),
+      200,
+    ),
+  );
+  app.openapi(removeEmail, async (c) =>
+    c.json(await users.removeContact(c.get('app').id, channels.email, c.req.valid('param').email_id), 200),
+  );
   app.openapi(createUser, async (c) => c.json(await users.create(c.get('app').id, c.req.valid('json')), 200));
   app.openapi(getUser, async (c) =>
     c.json(await users.get(c.get('app').id, c.req.valid('param').user_id), 200),

@@ -61,3 +61,7 @@ export const createUserResponseSchema = z
   .openapi('CreateUserResponse');
 
 export type CreateUserResponse = z.infer<typeof createUserResponseSchema>;
+
+export const removedMethodResponseSchema = z
+  .object({ message: z.string(), user_id: z.string() })
+  .openapi('RemovedMethodResponse');

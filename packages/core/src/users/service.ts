@@ -1,6 +1,7 @@
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { Storage } from '../ports/storage.js';
+import { type Channel, contactRepo } from './channels.js';
 import { normalizeEmail, normalizePhoneNumber } from './contact-address.js';
 import type { ContactRecord, UserRecord } from './repo.js';
 import type { CreateUserRequest, CreateUserResponse, User } from './schema.js';
@@ -77,6 +78,24 @@ export function userService(k: Kernel) {
         }
         return { user_id: user.id, email_id, phone_number_id, user: await view(tx, user) };
       });
+    },
+
+    /** Removes an email or phone number from its user; codes pending for it die with it. */
+    async removeContact(
+      appId: string,
+      channel: Channel,
+      contactId: string,
+    ): Promise<{ message: string; user_id: string }> {
+      const removed = await k.storage.transaction(async (tx) => {
+        const contact = await contactRepo(tx, channel).delete(appId, contactId);
+        if (contact) await tx.otps.deleteByMethod(appId, contactId);
+        return contact;
+      });
+      if (!removed) throw new LatchkeyError(channel.notFound);
+      return {
+        message: `The ${channel.methodType.replace('_', ' ')} was removed.`,
+        user_id: removed.user_id,
+      };
     },
 
     async get(appId: string, userId: string): Promise<User> {

@@ -1,0 +1,249 @@
+import { type ErrorType, LatchkeyError } from '../errors.js';
+import type { Kernel } from '../kernel.js';
+import type { OutboundMessage } from '../ports/sender.js';
+import type { SessionService } from '../sessions/service.js';
+import { type Channel, channelOfMethodId, channels, contactRepo, factorMethod } from '../users/channels.js';
+import type { ContactRecord, UserRecord } from '../users/repo.js';
+import { generateOtpCode, renderTemplate } from './code.js';
+import type { DeviceFingerprint, OtpConsumeFailure } from './repo.js';
+import type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './schema.js';
+
+interface SendInput {
+  address: string;
+  user_id?: string | undefined;
+  expiration_minutes?: number | undefined;
+  device_fingerprint?: DeviceFingerprint | undefined;
+}
+
+interface LoginOrCreateInput extends Omit<SendInput, 'user_id'> {
+  create_user_as_pending?: boolean | undefined;
+}
+
+const failures: Record<OtpConsumeFailure, ErrorType> = {
+  not_found: 'otp_code_not_found',
+  used: 'otp_code_used',
+  too_many_attempts: 'otp_code_too_many_attempts',
+  expired: 'otp_code_expired',
+  mismatch: 'otp_code_invalid',
+};
+
+export type OtpService = ReturnType<typeof otpService>;
+
+export function otpService(k: Kernel, sessions: SessionService) {
+  /** The code's hash is bound to its method, so one code typed into another method never matches. */
+  const hashCode = (methodId: string, code: string) => k.hasher.hash('otp', `${methodId}:${code}`);
+
+  async function limit(key: string, rule: { limit: number; window_seconds: number }) {
+    const decision = await k.rateLimiter.hit(key, rule.limit, rule.window_seconds);
+    if (!decision.allowed)
+      throw new LatchkeyError('rate_limited', undefined, { retryAfter: decision.retryAfter });
+  }
+
+  async function deliver(appId: string, channel: Channel, contact: ContactRecord, input: SendInput) {
+    const app = await k.app(appId);
+    await limit(`send:app:${appId}`, app.settings.rate_limits.per_app);
+    await limit(`send:to:${appId}:${contact.address}`, app.settings.rate_limits.per_destination);
+    const minutes = input.expiration_minutes ?? app.settings.otp.expires_in_minutes;
+    const code = generateOtpCode(k.random);
+    const now = k.now();
+    await k.storage.otps.replace({
+      id: k.id('otp'),
+      app_id: appId,
+      method_id: contact.id,
+      user_id: contact.user_id,
+      code_hash: hashCode(contact.id, code),
+      attempts: 0,
+      expires_at: now + minutes * 60,
+      used_at: null,
+      device_fingerprint: input.device_fingerprint ?? null,
+      created_at: now,
+    });
+    const values = { app_name: app.name, code, minutes: String(minutes) };
+    const m = app.settings.messages;
+    const message: OutboundMessage =
+      channel.name === 'sms'
+        ? {
+            channel: 'sms',
+            kind: 'otp',
+            to: contact.address,
+            app_id: appId,
+            code,
+            text: renderTemplate(m.otp_sms, values),
+          }
+        : {
+            channel: 'email',
+            kind: 'otp',
+            to: contact.address,
+            app_id: appId,
+            code,
+            subject: renderTemplate(m.otp_email_subject, values),
+            text: renderTemplate(m.otp_email_text, values),
+          };
+    await k.sender.send(message);
+  }
+
+  /** The contact with this address, added to `userId` when new. */
+  async function contactForUser(appId: string, channel: Channel, address: string, userId: string) {
+    const user = await k.storage.users.get(appId, userId);
+    if (!user) throw new LatchkeyError('user_not_found');
+    const repo = contactRepo(k.storage, channel);
+    let contact = await repo.findByAddress(appId, address);
+    if (!contact) {
+      const fresh = {
+        id: k.id(channel.idPrefix),
+        app_id: appId,
+        user_id: userId,
+        address,
+        verified_at: null,
+        created_at: k.now(),
+      };
+      contact = (await repo.insert(fresh)).inserted ? fresh : await repo.findByAddress(appId, address);
+    }
+    if (!contact || contact.user_id !== userId) throw new LatchkeyError(channel.belongsToAnother);
+    return contact;
+  }
+
+  /** The contact with this address and its user, both created when the address is new. */
+  async function loginOrCreateContact(appId: string, channel: Channel, address: string, pending: boolean) {
+    const repo = contactRepo(k.storage, channel);
+    const existing = await repo.findByAddress(appId, address);
+    if (existing) return { contact: existing, created: false };
+    const now = k.now();
+    const user: UserRecord = {
+      id: k.id('user'),
+      app_id: appId,
+      name: null,
+      status: pending ? 'pending' : 'active',
+      created_at: now,
+      updated_at: now,
+    };
+    const contact: ContactRecord = {
+      id: k.id(channel.idPrefix),
+      app_id: appId,
+      user_id: user.id,
+      address,
+      verified_at: null,
+      created_at: now,
+    };
+    const created = await k.storage
+      .transaction(async (tx) => {
+        await tx.users.insert(user);
+        if ((await contactRepo(tx, channel).insert(contact)).inserted) return true;
+        throw new LatchkeyError(channel.duplicate); // a concurrent call created it: undo our user
+      })
+      .catch((err) => {
+        if (err instanceof LatchkeyError && err.errorType === channel.duplicate) return false;
+        throw err;
+      });
+    if (created) return { contact, created: true };
+    const winner = await repo.findByAddress(appId, address);
+    if (!winner) throw new LatchkeyError(channel.notFound);
+    return { contact: winner, created: false };
+  }
+
+  const response = (
+    channel: Channel,
+    contact: ContactRecord,
+    extra: { user_created?: boolean } = {},
+  ): SendOtpResponse => ({
+    method_id: contact.id,
+    user_id: contact.user_id,
+    [channel.idField]: contact.id,
+    ...extra,
+  });
+
+  return {
+    /** Sends a code to an address of an existing user (or adds it to `user_id`). */
+    async send(
+      appId: string,
+      channelName: keyof typeof channels,
+      input: SendInput,
+    ): Promise<SendOtpResponse> {
+      const channel = channels[channelName];
+      const address = channel.normalize(input.address);
+      const contact =
+        input.user_id !== undefined
+          ? await contactForUser(appId, channel, address, input.user_id)
+          : await contactRepo(k.storage, channel).findByAddress(appId, address);
+      if (!contact) throw new LatchkeyError(channel.notFound);
+      await deliver(appId, channel, contact, input);
+      return response(channel, contact);
+    },
+
+    /** Sends a code to an address, creating the user when the App has none with it. */
+    async loginOrCreate(
+      appId: string,
+      channelName: keyof typeof channels,
+      input: LoginOrCreateInput,
+    ): Promise<SendOtpResponse> {
+      const channel = channels[channelName];
+      const address = channel.normalize(input.address);
+      const { contact, created } = await loginOrCreateContact(
+        appId,
+        channel,
+        address,
+        input.create_user_as_pending ?? false,
+      );
+      await deliver(appId, channel, contact, input);
+      return response(channel, contact, { user_created: created });
+    },
+
+    /** Checks a code; marks the method verified and applies the session rules. */
+    async verify(appId: string, input: VerifyOtpRequest): Promise<VerifyOtpResponse> {
+      const app = await k.app(appId);
+      const channel = channelOfMethodId(input.method_id);
+      if (!channel) throw new LatchkeyError('otp_code_not_found');
+      const now = k.now();
+      const result = await k.storage.otps.consume(
+        appId,
+        input.method_id,
+        hashCode(input.method_id, input.otp),
+        now,
+        app.settings.otp.max_attempts,
+      );
+      if (!result.ok) throw new LatchkeyError(failures[result.reason]);
+      if (
+        !fingerprintMatches(
+          app.settings.otp.device_fingerprint_match,
+          result.otp.device_fingerprint,
+          input.device_fingerprint,
+        )
+      ) {
+        throw new LatchkeyError('device_fingerprint_mismatch');
+      }
+      const contact = await contactRepo(k.storage, channel).markVerified(appId, input.method_id, now);
+      if (!contact) throw new LatchkeyError('otp_code_not_found');
+      const user = await k.storage.users.get(appId, contact.user_id);
+      if (!user) throw new LatchkeyError('otp_code_not_found');
+      if (user.status === 'pending')
+        await k.storage.users.update(appId, user.id, { status: 'active', updated_at: now });
+      const factor = {
+        type: 'otp',
+        delivery_channel: channel.name,
+        method: factorMethod(channel, contact, now),
+      };
+      const issued = await sessions.issue(appId, user.id, factor, input, input.device_fingerprint);
+      return { method_id: contact.id, method_type: channel.methodType, user_id: user.id, ...issued };
+    },
+  };
+}
+
+/** Whether a verify's device matches the send's, as far as the App asks. */
+export function fingerprintMatches(
+  mode: 'none' | 'ip' | 'user_agent' | 'both',
+  sent: DeviceFingerprint | null,
+  verifying: DeviceFingerprint | undefined,
+): boolean {
+  const same = (field: 'ip' | 'user_agent') =>
+    sent?.[field] !== undefined && verifying?.[field] !== undefined && sent[field] === verifying[field];
+  switch (mode) {
+    case 'none':
+      return true;
+    case 'ip':
+      return same('ip');
+    case 'user_agent':
+      return same('user_agent');
+    case 'both':
+      return same('ip') && same('user_agent');
+  }
+}

@@ -1,0 +1,84 @@
+import { z } from '@hono/zod-openapi';
+
+export const deviceFingerprintSchema = z
+  .strictObject({
+    ip: z.string().min(1).max(100).optional(),
+    user_agent: z.string().min(1).max(1000).optional(),
+  })
+  .openapi('DeviceFingerprint');
+
+/** The session fields every proof-of-identity endpoint takes, with the spec's three rules. */
+export const sessionFieldsSchema = {
+  session_expires_in: z.int().min(5).max(525_600).optional().openapi({
+    description: 'Minutes: creates a session (or extends the one sent) lasting this long from now.',
+  }),
+  session_token: z.string().min(1).max(200).optional(),
+  session_jwt: z.string().min(1).max(8000).optional(),
+};
+
+export const factorSchema = z
+  .object({
+    type: z.string(),
+    delivery_channel: z.string(),
+    method: z.looseObject({ method_id: z.string(), method_type: z.string() }),
+  })
+  .openapi('Factor');
+
+export const sessionSchema = z
+  .object({
+    id: z.string(),
+    user_id: z.string(),
+    session_token: z.string().optional().openapi({ description: 'Present when the caller holds it.' }),
+    started_at: z.int(),
+    expires_at: z.int(),
+    last_active_at: z.int(),
+    factors: z.array(factorSchema),
+    device_fingerprint: z.object({ user_agent: z.string(), ip: z.string() }),
+    updated_at: z.int(),
+    created_at: z.int(),
+  })
+  .openapi('Session');
+
+export type Session = z.infer<typeof sessionSchema>;
+
+/** What a proof-of-identity endpoint adds to its response when a session was created or extended. */
+export const issuedSessionSchema = {
+  session_token: z.string().optional(),
+  session_jwt: z.string().optional(),
+  session: sessionSchema.optional(),
+};
+
+export const authenticateSessionRequestSchema = z
+  .strictObject({
+    session_token: z.string().min(1).max(200).optional(),
+    session_jwt: z.string().min(1).max(8000).optional(),
+    session_expires_in: sessionFieldsSchema.session_expires_in,
+  })
+  .openapi('AuthenticateSessionRequest');
+
+export const authenticateSessionResponseSchema = z
+  .object({
+    user_id: z.string(),
+    session_token: z.string().optional(),
+    session_jwt: z.string(),
+    session: sessionSchema,
+  })
+  .openapi('AuthenticateSessionResponse');
+
+export const revokeSessionRequestSchema = z
+  .strictObject({
+    session_id: z.string().min(1).max(100).optional(),
+    session_token: z.string().min(1).max(200).optional(),
+    session_jwt: z.string().min(1).max(8000).optional(),
+  })
+  .openapi('RevokeSessionRequest');
+
+export const revokeSessionResponseSchema = z
+  .object({ message: z.string(), session_id: z.string(), user_id: z.string() })
+  .openapi('RevokeSessionResponse');
+
+export const jwksSchema = z
+  .object({
+    keys: z.array(z.looseObject({ kid: z.string(), kty: z.string(), alg: z.string(), use: z.string() })),
+  })
+  .openapi('JWKS');
