@@ -5,6 +5,8 @@ import path from 'node:path';
 export interface LocalSecrets {
   /** The hashing secret for `createLatchkey({ secret })`. */
   secret: string;
+  /** The KeyVault master key (version 1), 32 bytes base64url. */
+  vault_key: string;
 }
 
 /**
@@ -17,7 +19,10 @@ export async function loadOrCreateSecrets(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<LocalSecrets> {
   const file = path.join(dataDir, 'secrets.json');
-  const fresh: LocalSecrets = { secret: randomBytes(32).toString('base64url') };
+  const fresh: LocalSecrets = {
+    secret: randomBytes(32).toString('base64url'),
+    vault_key: randomBytes(32).toString('base64url'),
+  };
   await mkdir(dataDir, { recursive: true });
   try {
     await writeFile(file, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
@@ -25,7 +30,7 @@ export async function loadOrCreateSecrets(
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   const stored = await readJsonWhenComplete<LocalSecrets>(file);
-  return { secret: env.LATCHKEY_SECRET ?? stored.secret };
+  return { secret: env.LATCHKEY_SECRET ?? stored.secret, vault_key: env.LATCHKEY_VAULT_KEY ?? stored.vault_key };
 }
 
 /** Reads a JSON file another process may be writing this instant. */

@@ -1,7 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AppKeys, createLatchkey, type Latchkey } from '@latchkey/core';
+import path from 'node:path';
+import { type AppKeys, createLatchkey, type Latchkey, localKeyVault } from '@latchkey/core';
 import { latchkeyRouter } from '@latchkey/express';
+import { outboxSender } from '@latchkey/senders';
 import express from 'express';
 import { serveAdminSocket } from './admin-socket.js';
 import type { ServerConfig } from './config.js';
@@ -18,11 +20,19 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export const outboxPath = (config: Pick<ServerConfig, 'dataDir'>) => path.join(config.dataDir, 'outbox.jsonl');
+
 /** Builds Latchkey from the config and serves it at the root of an Express app. */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
-  const { secret } = await loadOrCreateSecrets(config.dataDir);
+  const { secret, vault_key } = await loadOrCreateSecrets(config.dataDir);
   const { storage, description } = await openStorage(config);
-  const latchkey = createLatchkey({ storage, secret });
+  const latchkey = createLatchkey({
+    storage,
+    secret,
+    keyVault: localKeyVault({ keys: { 1: vault_key }, current: 1 }),
+    // Development delivery: every passcode and link lands in this file instead of a phone or inbox.
+    sender: outboxSender({ path: outboxPath(config) }),
+  });
   const demo = await loadOrCreateDemoApp(latchkey, config.dataDir);
 
   const app = express();
