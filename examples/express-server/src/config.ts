@@ -7,6 +7,8 @@ export interface ServerConfig {
   dataDir: string;
   /** Real Postgres when set; embedded PGlite under `dataDir` otherwise. */
   databaseUrl: string | undefined;
+  /** Postgres schema for Latchkey's tables (default `public`), to share a database with other apps. */
+  databaseSchema: string | undefined;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -18,5 +20,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     host: env.HOST ?? '127.0.0.1',
     dataDir: path.resolve(env.LATCHKEY_DATA_DIR ?? '.latchkey'),
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseSchema: env.LATCHKEY_DB_SCHEMA || undefined,
   };
 }

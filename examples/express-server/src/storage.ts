@@ -6,7 +6,10 @@ import type { ServerConfig } from './config.js';
 /** Postgres when `DATABASE_URL` is set, otherwise PGlite persisted in the data folder; migrated either way. */
 export async function openStorage(config: ServerConfig): Promise<{ storage: Storage; description: string }> {
   if (config.databaseUrl) {
-    const storage = await postgresStorage(config.databaseUrl, { migrate: true });
+    const storage = await postgresStorage(config.databaseUrl, {
+      migrate: true,
+      ...(config.databaseSchema ? { schema: config.databaseSchema } : {}),
+    });
     return { storage, description: `Postgres at ${redact(config.databaseUrl)}` };
   }
   const dir = path.join(config.dataDir, 'pglite');
