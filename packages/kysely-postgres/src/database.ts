@@ -1,10 +1,5 @@
 import type { ColumnType, Kysely } from 'kysely';
 
-/**
- * The tables as Kysely sees them. Columns mirror the migrations; a later migration that adds a
- * table adds its interface here too.
- */
-
 // bigint Unix seconds: pg returns int8 as a string, PGlite as a number; rows convert with Number().
 type Seconds = ColumnType<string | number | bigint, number, number>;
 type NullableSeconds = ColumnType<string | number | bigint | null, number | null, number | null>;
@@ -88,6 +83,10 @@ export interface RateLimitsTable {
   count: number;
 }
 
+/**
+ * The tables as Kysely sees them. Columns mirror the migrations; a later migration that adds a
+ * table adds its interface here too.
+ */
 export interface Database {
   apps: AppsTable;
   users: UsersTable;

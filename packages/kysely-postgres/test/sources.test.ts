@@ -1,0 +1,86 @@
+import { PGlite } from '@electric-sql/pglite';
+import { LatchkeyError } from '@latchkey/core';
+import { makeApp } from '@latchkey/storage-conformance';
+import { Kysely, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type KyselyStorageOptions, kyselyStorage, migrateToLatest } from '../src/index.js';
+import { pgliteDialect } from '../src/pglite-dialect.js';
+import { DATABASE_URL, randomSchema } from './targets.js';
+
+describe('what the host passes in', () => {
+  let pglite: PGlite;
+  beforeAll(async () => {
+    pglite = await PGlite.create();
+  });
+  afterAll(async () => {
+    await pglite?.close();
+  });
+
+  it('asks for exactly one of pool, pglite or db', async () => {
+    const none = {} as KyselyStorageOptions;
+    const two = { pglite, db: new Kysely({ dialect: pgliteDialect(pglite, false) }) } as never;
+    for (const options of [none, two]) {
+      await expect(kyselyStorage(options)).rejects.toBeInstanceOf(LatchkeyError);
+    }
+  });
+
+  it('leaves a PGlite it was given open on close()', async () => {
+    const storage = await kyselyStorage({ pglite, schema: 'lk_given', migrate: true });
+    const app = makeApp();
+    await storage.apps.insert(app);
+    await storage.close();
+    expect(pglite.closed).toBe(false);
+    expect(await pglite.query('select id from lk_given.apps')).toMatchObject({ rows: [{ id: app.id }] });
+  });
+
+  it("works on the host's Kysely, and joins the host's own transaction", async () => {
+    const db = new Kysely({ dialect: pgliteDialect(pglite, false) });
+    expect(await migrateToLatest(db, { schema: 'lk_host' })).toMatchObject({
+      applied: ['0001_initial', '0002_auth'],
+    });
+    const storage = await kyselyStorage({ db, schema: 'lk_host' });
+    const kept = makeApp();
+    await storage.apps.insert(kept);
+
+    // A Storage on the host's transaction: its writes commit or roll back with the host's.
+    const dropped = makeApp();
+    const hostFailure = new Error('host rolls back');
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await sql`insert into lk_host.apps (id, name, secret_key_hash, public_token_hash, created_at, updated_at)
+                  values ('app_host', 'Host', 'a', 'b', 1, 1)`.execute(trx);
+        const inTx = await kyselyStorage({ db: trx, schema: 'lk_host' });
+        await inTx.transaction((tx) => tx.apps.insert(dropped));
+        expect(await inTx.apps.get(dropped.id)).toEqual(dropped);
+        throw hostFailure;
+      }),
+    ).rejects.toBe(hostFailure);
+    expect(await storage.apps.get(dropped.id)).toBeNull();
+    expect(await storage.apps.get('app_host')).toBeNull();
+
+    await storage.close();
+    // The host's Kysely still works: close() did not destroy it.
+    expect(await storage.apps.get(kept.id)).toEqual(kept);
+    await db.destroy(); // owned = false: PGlite stays open
+    expect(pglite.closed).toBe(false);
+  });
+});
+
+describe.skipIf(!DATABASE_URL)('a pg Pool the host passes in', () => {
+  it('is used as is and left open on close()', async () => {
+    const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 3 });
+    const schema = randomSchema();
+    try {
+      const storage = await kyselyStorage({ pool, schema, migrate: true });
+      const app = makeApp();
+      await storage.apps.insert(app);
+      await storage.close();
+      const { rows } = await pool.query(`select id from "${schema}".apps`);
+      expect(rows).toEqual([{ id: app.id }]);
+    } finally {
+      await pool.query(`drop schema if exists "${schema}" cascade`);
+      await pool.end();
+    }
+  });
+});
