@@ -1,6 +1,6 @@
 import { newSecret } from '../crypto/ids.js';
 import { LatchkeyError } from '../errors.js';
-import type { Kernel } from '../kernel.js';
+import { APP_CACHE_SECONDS, type Kernel } from '../kernel.js';
 import type { ApiKeyKind, AppRecord } from './repo.js';
 import {
   type AppKeys,
@@ -14,6 +14,9 @@ export type AppService = ReturnType<typeof appService>;
 
 export function appService(k: Kernel) {
   const hashKey = (key: string) => k.hasher.hash('api_key', key);
+  // Every request presents a key: remembering recent answers saves a database round trip each.
+  // A key rotated in another process keeps working here for at most APP_CACHE_SECONDS.
+  const keyCache = new Map<string, { found: { app: AppRecord; kind: ApiKeyKind } | null; until: number }>();
 
   return {
     /** Creates an App and returns its keys: the only time they are readable. */
@@ -74,15 +77,26 @@ export function appService(k: Kernel) {
         previous_secret_key_expires_at: grace > 0 ? now + grace : null,
         updated_at: now,
       });
+      keyCache.clear();
+      k.forgetApp(appId);
       return { app_id: app.id, secret_key };
     },
 
     /** The App and key kind an API key belongs to, or null. */
     async authenticateKey(key: string): Promise<{ app: AppRecord; kind: ApiKeyKind } | null> {
       if (!/^(sk|pk)_[A-Za-z0-9_-]{20,100}$/.test(key)) return null;
-      const found = await k.storage.apps.findByKeyHash(hashKey(key), k.now());
+      const hash = hashKey(key);
+      const now = k.now();
+      const cached = keyCache.get(hash);
+      if (cached && cached.until > now) return cached.found;
+      let found = await k.storage.apps.findByKeyHash(hash, now);
       // A key's prefix must agree with what it was issued as.
-      if (!found || (found.kind === 'secret') !== key.startsWith('sk_')) return null;
+      if (found && (found.kind === 'secret') !== key.startsWith('sk_')) found = null;
+      if (keyCache.size >= 10_000) keyCache.clear();
+      // Unknown keys are remembered too, so guessing costs no database work; a grace-period key
+      // only until it expires.
+      const expires = found?.app.previous_secret_key_expires_at;
+      keyCache.set(hash, { found, until: Math.min(now + APP_CACHE_SECONDS, expires && expires > now ? expires : Infinity) });
       return found;
     },
   };

@@ -1,0 +1,123 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { readOutbox } from '@latchkey/senders';
+import { startChild } from './child.js';
+import { type Measurement, measure, type Target } from './measure.js';
+
+/**
+ * `npm run bench`: the example server (PGlite, or Postgres when DATABASE_URL is set) under
+ * autocannon from this process, endpoint by endpoint, beside a bare Express and a bare node:http
+ * route in the same run. Prints one table and writes bench/results/latest.json.
+ */
+const duration = Number(process.env.BENCH_DURATION ?? 5);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const verifyCodes = Number(process.env.BENCH_OTP_CODES ?? 2000);
+
+interface ServerInfo {
+  url: string;
+  storage: string;
+  app_id: string;
+  secret_key: string;
+  public_token: string;
+}
+
+const dataDir = await mkdtemp(path.join(tmpdir(), 'latchkey-bench-'));
+const server = await startChild<ServerInfo>('./serve.ts', [], { LATCHKEY_DATA_DIR: dataDir, PORT: '0' });
+const bareExpress = await startChild<{ url: string }>('./bare-servers.ts', ['express']);
+const bareNode = await startChild<{ url: string }>('./bare-servers.ts', ['node']);
+
+try {
+  const { url, secret_key, public_token } = server.info;
+  const call = async (method: string, route: string, body?: unknown, key = secret_key) => {
+    const res = await fetch(`${url}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${await res.text()}`);
+    return res.json() as Promise<Record<string, any>>;
+  };
+  const secret = { authorization: `Bearer ${secret_key}` };
+  const publicKey = { authorization: `Bearer ${public_token}` };
+
+  console.log(`Preparing data on ${server.info.storage} …`);
+  const user = await call('POST', '/v1/auth/users', { email: 'bench.user@example.com', name: { first_name: 'Bench' } });
+  const login = await call('POST', '/v1/auth/otps/email/login_or_create', { email: 'bench.session@example.com' });
+  const outbox = path.join(dataDir, 'outbox.jsonl');
+  const sessionCode = (await readOutbox(outbox)).at(-1)!.code;
+  const session = await call('POST', '/v1/auth/otps/verify', { method_id: login.method_id, otp: sessionCode, session_expires_in: 600 });
+
+  // Passcodes are single use: send one per address first, then verify each once.
+  const methods: string[] = [];
+  for (let i = 0; i < verifyCodes; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, verifyCodes - i) }, (_, j) =>
+        call('POST', '/v1/auth/otps/email/login_or_create', { email: `bench.${i + j}@example.com` }, public_token),
+      ),
+    );
+    methods.push(...batch.map((b) => b.method_id as string));
+  }
+  const codeByAddress = new Map((await readOutbox(outbox)).map((m) => [m.to, m.code]));
+  const verifyBodies = methods.map((method_id, i) => ({ method_id, otp: codeByAddress.get(`bench.${i}@example.com`) }));
+  let nextVerify = 0;
+
+  const targets: Target[] = [
+    { name: 'bare node:http', url: `${bareNode.info.url}/bare` },
+    { name: 'bare Express', url: `${bareExpress.info.url}/bare` },
+    { name: 'GET /v1/health', url: `${url}/v1/health` },
+    { name: 'GET /v1/auth/users/{id}', url: `${url}/v1/auth/users/${user.user_id}`, headers: secret },
+    {
+      name: 'POST sessions/authenticate (token)',
+      url: `${url}/v1/auth/sessions/authenticate`,
+      method: 'POST',
+      headers: publicKey,
+      body: { session_token: session.session_token },
+    },
+    {
+      name: 'POST sessions/authenticate (JWT)',
+      url: `${url}/v1/auth/sessions/authenticate`,
+      method: 'POST',
+      headers: publicKey,
+      body: { session_jwt: session.session_jwt },
+    },
+    {
+      name: `POST otps/verify (${verifyCodes} single-use codes)`,
+      url: `${url}/v1/auth/otps/verify`,
+      method: 'POST',
+      headers: publicKey,
+      nextBody: () => verifyBodies[nextVerify++ % verifyBodies.length],
+      amount: verifyCodes,
+    },
+  ];
+
+  const results: Measurement[] = [];
+  for (const target of targets) {
+    process.stdout.write(`  ${target.name} …\n`);
+    results.push(await measure(target, { duration, connections }));
+  }
+  const ceiling = results.find((r) => r.name === 'bare Express')!.requests_per_second;
+  const rows = results.map((r) => ({ ...r, vs_bare_express: Number((r.requests_per_second / ceiling).toFixed(3)) }));
+  console.log(`\nLatchkey bench: ${server.info.storage}, ${connections} connections, ${duration} s per endpoint\n`);
+  console.table(
+    Object.fromEntries(
+      rows.map((r) => [
+        r.name,
+        { 'req/s': r.requests_per_second, 'p50 ms': r.p50_ms, 'p99 ms': r.p99_ms, errors: r.errors, 'non-2xx': r.non_2xx, 'vs Express': r.vs_bare_express },
+      ]),
+    ),
+  );
+  const report = {
+    at: new Date().toISOString(),
+    storage: server.info.storage,
+    node: process.version,
+    connections,
+    duration_seconds: duration,
+    results: rows,
+  };
+  await writeFile(new URL('../results/latest.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
+  console.log('Written to bench/results/latest.json');
+} finally {
+  await Promise.all([server.stop(), bareExpress.stop(), bareNode.stop()]);
+  await rm(dataDir, { recursive: true, force: true });
+}
