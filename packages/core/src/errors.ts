@@ -13,6 +13,14 @@ export const errorCatalogue = {
     status: 400,
     message: 'The phone number is not valid; send it in international form, e.g. +14155550100.',
   },
+  redirect_url_not_allowed: {
+    status: 400,
+    message: "The redirect URL is not in the App's allowed list (scheme, host, port and path must match).",
+  },
+  missing_redirect_url: {
+    status: 400,
+    message: 'No redirect URL was given and the App has no default redirect URL configured.',
+  },
   // 401: no valid proof
   unauthorized: { status: 401, message: 'Missing or invalid API key in the Authorization header.' },
   otp_code_invalid: { status: 401, message: 'The passcode is wrong.' },
@@ -26,6 +34,8 @@ export const errorCatalogue = {
     status: 401,
     message: 'The device verifying does not match the device that asked for the passcode or link.',
   },
+  magic_link_expired: { status: 401, message: 'The magic link has expired; ask for a new one.' },
+  magic_link_used: { status: 401, message: 'The magic link was already used; ask for a new one.' },
   session_not_found: { status: 401, message: 'No live session matches this token or JWT.' },
   invalid_session_jwt: {
     status: 401,
@@ -42,6 +52,7 @@ export const errorCatalogue = {
   user_not_found: { status: 404, message: 'No user with this id.' },
   email_not_found: { status: 404, message: 'No email with this id.' },
   phone_number_not_found: { status: 404, message: 'No phone number with this id.' },
+  magic_link_not_found: { status: 404, message: 'No magic link matches this token.' },
   otp_code_not_found: {
     status: 404,
     message: 'No passcode was sent to this method, or the method is unknown.',

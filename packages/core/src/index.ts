@@ -12,6 +12,14 @@ export { errorCatalogue, isLatchkeyError, LatchkeyError } from './errors.js';
 export type { ErrorBody } from './http/error-body.js';
 export type { Latchkey } from './latchkey.js';
 export { createLatchkey } from './latchkey.js';
+export { isAllowedRedirect } from './magic-links/redirect-url.js';
+export type {
+  MagicLinkConsumeFailure,
+  MagicLinkKind,
+  MagicLinkRecord,
+  MagicLinkRepo,
+} from './magic-links/repo.js';
+export type { MagicLinkService } from './magic-links/service.js';
 export type { LatchkeyOptions } from './options.js';
 export type { DeviceFingerprint, OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
 export type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './otps/schema.js';

@@ -6,6 +6,7 @@ import { keyedHasher } from './crypto/keyed-hash.js';
 import { LatchkeyError } from './errors.js';
 import { createHttpApp } from './http/app.js';
 import { createKernel } from './kernel.js';
+import { magicLinkService } from './magic-links/service.js';
 import { type LatchkeyOptions, latchkeyOptionsSchema } from './options.js';
 import { otpService } from './otps/service.js';
 import { systemClock } from './ports/clock.js';
@@ -44,9 +45,10 @@ export function createLatchkey(options: LatchkeyOptions) {
     issuer: opts.jwtIssuer ?? DEFAULT_JWT_ISSUER,
   });
   const otps = otpService(kernel, sessions);
+  const magicLinks = magicLinkService(kernel, sessions);
   const http = createHttpApp(
     kernel,
-    { apps, users, sessions, otps },
+    { apps, users, sessions, otps, magicLinks },
     {
       maxBodyBytes: opts.http.maxBodyBytes,
       version: VERSION,
@@ -59,6 +61,7 @@ export function createLatchkey(options: LatchkeyOptions) {
     users,
     sessions,
     otps,
+    magicLinks,
     storage: opts.storage,
     /** The `/v1` HTTP API as a Web-standard handler. `env.clientIp` feeds device fingerprints. */
     fetch: (request: Request, env: { clientIp?: string | undefined } = {}): Promise<Response> =>

@@ -24,10 +24,19 @@ describe('App keys', () => {
 
   it('validates settings and fills defaults for what is left out', async () => {
     const { latchkey } = testLatchkey();
-    const { app } = await latchkey.apps.create({ name: 'Settings', settings: { otp: { expires_in_minutes: 3 } } });
-    expect(app.settings.otp).toEqual({ expires_in_minutes: 3, max_attempts: 5, device_fingerprint_match: 'none' });
+    const { app } = await latchkey.apps.create({
+      name: 'Settings',
+      settings: { otp: { expires_in_minutes: 3 } },
+    });
+    expect(app.settings.otp).toEqual({
+      expires_in_minutes: 3,
+      max_attempts: 5,
+      device_fingerprint_match: 'none',
+    });
     expect(app.settings.rate_limits.per_destination).toEqual({ limit: 5, window_seconds: 600 });
-    await expect(latchkey.apps.create({ name: 'Bad', settings: { otp: { expires_in_minutes: 61 } } })).rejects.toThrow();
+    await expect(
+      latchkey.apps.create({ name: 'Bad', settings: { otp: { expires_in_minutes: 61 } } }),
+    ).rejects.toThrow();
     await expect(latchkey.apps.create({ name: '' })).rejects.toThrow();
   });
 });

@@ -15,6 +15,8 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/auth/otps/email/login_or_create': { email: 'valid@example.com' },
   'POST /v1/auth/otps/verify': { method_id: 'email_0', otp: '123456' },
   'POST /v1/auth/sessions/authenticate': { session_token: 'lks_x' },
+  'POST /v1/auth/magic_links/email/login_or_create': { email: 'valid@example.com' },
+  'POST /v1/auth/magic_links/authenticate': { token: 'not-a-real-token' },
   'POST /v1/auth/sessions/revoke': { session_id: 'session_x' },
 };
 

@@ -1,5 +1,6 @@
 import type { Storage } from '@latchkey/core';
 import { memoryAppRepo } from './app-repo.js';
+import { memoryMagicLinkRepo } from './magic-link-repo.js';
 import { createMutex } from './mutex.js';
 import { memoryOtpRepo } from './otp-repo.js';
 import { memoryRateLimitRepo } from './rate-limit-repo.js';
@@ -23,6 +24,7 @@ export function memoryStorage(): Storage {
     emails: memoryContactRepo(state.emails),
     phoneNumbers: memoryContactRepo(state.phoneNumbers),
     otps: memoryOtpRepo(state.otps),
+    magicLinks: memoryMagicLinkRepo(state.magicLinks),
     sessions: memorySessionRepo(state.sessions),
     signingKeys: memorySigningKeyRepo(state.signingKeys),
     rateLimits: memoryRateLimitRepo(state.rateLimits),

@@ -1,6 +1,7 @@
 import type {
   AppRecord,
   ContactRecord,
+  MagicLinkRecord,
   OtpRecord,
   SessionRecord,
   SigningKeyRecord,
@@ -14,6 +15,7 @@ export interface MemoryState {
   emails: Map<string, ContactRecord>;
   phoneNumbers: Map<string, ContactRecord>;
   otps: Map<string, OtpRecord>;
+  magicLinks: Map<string, MagicLinkRecord>;
   sessions: Map<string, SessionRecord>;
   signingKeys: Map<string, SigningKeyRecord>;
   rateLimits: Map<string, { windowStart: number; count: number }>;
@@ -25,6 +27,7 @@ export const emptyState = (): MemoryState => ({
   emails: new Map(),
   phoneNumbers: new Map(),
   otps: new Map(),
+  magicLinks: new Map(),
   sessions: new Map(),
   signingKeys: new Map(),
   rateLimits: new Map(),

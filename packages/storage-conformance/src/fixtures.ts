@@ -2,6 +2,7 @@ import {
   type AppRecord,
   appSettingsSchema,
   type ContactRecord,
+  type MagicLinkRecord,
   type OtpRecord,
   type SessionRecord,
   type SigningKeyRecord,
@@ -114,6 +115,27 @@ export function makeSigningKey(appId: string, over: Partial<SigningKeyRecord> = 
     sealed_private_key: uid('sealed'),
     created_at: NOW,
     retired_at: null,
+    ...over,
+  };
+}
+
+export function makeMagicLink(
+  appId: string,
+  userId: string,
+  emailId: string,
+  over: Partial<MagicLinkRecord> = {},
+): MagicLinkRecord {
+  return {
+    id: uid('magic'),
+    app_id: appId,
+    user_id: userId,
+    email_id: emailId,
+    token_hash: uid('linkhash'),
+    kind: 'login',
+    expires_at: NOW + 3600,
+    used_at: null,
+    device_fingerprint: null,
+    created_at: NOW,
     ...over,
   };
 }

@@ -1,3 +1,12 @@
-export { makeApp, makeContact, makeOtp, makeSession, makeSigningKey, makeUser, uid } from './fixtures.js';
+export {
+  makeApp,
+  makeContact,
+  makeMagicLink,
+  makeOtp,
+  makeSession,
+  makeSigningKey,
+  makeUser,
+  uid,
+} from './fixtures.js';
 export type { ConformanceTarget } from './suite.js';
 export { runStorageConformance } from './suite.js';

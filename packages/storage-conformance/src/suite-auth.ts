@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   makeApp,
   makeContact,
+  makeMagicLink,
   makeOtp,
   makeSession,
   makeSigningKey,
@@ -111,6 +112,61 @@ export function authRepoCases(storage: () => Storage): void {
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       expect(results.filter((r) => !r.ok && r.reason === 'used')).toHaveLength(19);
+    });
+  });
+
+  describe('magic links', () => {
+    it('consumes a token once, in its App only, and says why anything else fails', async () => {
+      const { s, app, user, email } = await setup();
+      const other = await setup();
+      const link = makeMagicLink(app.id, user.id, email.id, {
+        kind: 'signup',
+        device_fingerprint: { ip: '192.0.2.1' },
+      });
+      await s.magicLinks.insert(link);
+      expect(await s.magicLinks.consume(other.app.id, link.token_hash, NOW)).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+      expect(await s.magicLinks.consume(app.id, uid('nope'), NOW)).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+      expect(await s.magicLinks.consume(app.id, link.token_hash, NOW + 1)).toEqual({
+        ok: true,
+        link: { ...link, used_at: NOW + 1 },
+      });
+      expect(await s.magicLinks.consume(app.id, link.token_hash, NOW + 2)).toEqual({
+        ok: false,
+        reason: 'used',
+      });
+    });
+
+    it('refuses an expired link and deletes an email’s links', async () => {
+      const { s, app, user, email } = await setup();
+      const expired = makeMagicLink(app.id, user.id, email.id, { expires_at: NOW + 5 });
+      await s.magicLinks.insert(expired);
+      expect(await s.magicLinks.consume(app.id, expired.token_hash, NOW + 5)).toEqual({
+        ok: false,
+        reason: 'expired',
+      });
+      const live = makeMagicLink(app.id, user.id, email.id);
+      await s.magicLinks.insert(live);
+      await s.magicLinks.deleteByEmail(app.id, email.id);
+      expect(await s.magicLinks.consume(app.id, live.token_hash, NOW)).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+    });
+
+    it('lets exactly one of 20 concurrent consumes of one token win', async () => {
+      const { s, app, user, email } = await setup();
+      const link = makeMagicLink(app.id, user.id, email.id);
+      await s.magicLinks.insert(link);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => s.magicLinks.consume(app.id, link.token_hash, NOW)),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
     });
   });
 

@@ -48,6 +48,12 @@ export const appSettingsSchema = z.object({
       device_fingerprint_match: z.enum(['none', 'ip', 'user_agent', 'both']).default('none'),
     })
     .prefault({}),
+  magic_links: z
+    .object({
+      /** What of the requester's device_fingerprint the authenticating device must repeat. */
+      device_fingerprint_match: z.enum(['none', 'ip', 'user_agent', 'both']).default('none'),
+    })
+    .prefault({}),
   rate_limits: z
     .object({
       /** Messages (passcodes, links) to one phone number or email address. */
@@ -74,6 +80,21 @@ export const appSettingsSchema = z.object({
         .max(10_000)
         .default(
           'Your {{app_name}} code is {{code}}.\n\nIt expires in {{minutes}} minutes. If you did not ask for it, ignore this email.',
+        ),
+      magic_link_email_subject: z.string().min(1).max(200).default('Your {{app_name}} sign-in link'),
+      magic_link_email_text: z
+        .string()
+        .min(1)
+        .max(10_000)
+        .default(
+          'Sign in to {{app_name}} with this link:\n\n{{url}}\n\nIt works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email.',
+        ),
+      magic_link_email_html: z
+        .string()
+        .min(1)
+        .max(20_000)
+        .default(
+          '<p>Sign in to {{app_name}}:</p><p><a href="{{url}}">Sign in</a></p><p>The link works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email.</p>',
         ),
     })
     .prefault({}),

@@ -96,7 +96,10 @@ export function appService(k: Kernel) {
       // Unknown keys are remembered too, so guessing costs no database work; a grace-period key
       // only until it expires.
       const expires = found?.app.previous_secret_key_expires_at;
-      keyCache.set(hash, { found, until: Math.min(now + APP_CACHE_SECONDS, expires && expires > now ? expires : Infinity) });
+      keyCache.set(hash, {
+        found,
+        until: Math.min(now + APP_CACHE_SECONDS, expires && expires > now ? expires : Infinity),
+      });
       return found;
     },
   };

@@ -4,6 +4,8 @@ import { HTTPException } from 'hono/http-exception';
 import type { AppService } from '../apps/service.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
+import { registerMagicLinkRoutes } from '../magic-links/routes.js';
+import type { MagicLinkService } from '../magic-links/service.js';
 import { registerOtpRoutes } from '../otps/routes.js';
 import type { OtpService } from '../otps/service.js';
 import { PUBLIC_JWKS_PATH, registerSessionRoutes } from '../sessions/routes.js';
@@ -21,6 +23,7 @@ export interface HttpServices {
   users: UserService;
   sessions: SessionService;
   otps: OtpService;
+  magicLinks: MagicLinkService;
 }
 
 export interface HttpOptions {
@@ -48,6 +51,7 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   registerSystemRoutes(app, { version: options.version });
   registerUserRoutes(app, services.users);
   registerOtpRoutes(app, services.otps);
+  registerMagicLinkRoutes(app, services.magicLinks);
   registerSessionRoutes(app, services.sessions);
 
   const allowedMethods = methodTable(app);

@@ -10,7 +10,3 @@ export function generateOtpCode(random: RandomSource): string {
     if (n < LIMIT) return String(n % 1_000_000).padStart(6, '0');
   }
 }
-
-/** Fills `{{name}}` placeholders; unknown ones stay as written. */
-export const renderTemplate = (template: string, values: Record<string, string>): string =>
-  template.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => values[name] ?? whole);

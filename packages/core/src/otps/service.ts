@@ -1,10 +1,13 @@
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
+import { renderTemplate } from '../messages/template.js';
 import type { OutboundMessage } from '../ports/sender.js';
+import { checkSendLimits } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
 import { type Channel, channelOfMethodId, channels, contactRepo, factorMethod } from '../users/channels.js';
-import type { ContactRecord, UserRecord } from '../users/repo.js';
-import { generateOtpCode, renderTemplate } from './code.js';
+import { findOrCreateByContact } from '../users/find-or-create.js';
+import type { ContactRecord } from '../users/repo.js';
+import { generateOtpCode } from './code.js';
 import type { DeviceFingerprint, OtpConsumeFailure } from './repo.js';
 import type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './schema.js';
 
@@ -33,16 +36,9 @@ export function otpService(k: Kernel, sessions: SessionService) {
   /** The code's hash is bound to its method, so one code typed into another method never matches. */
   const hashCode = (methodId: string, code: string) => k.hasher.hash('otp', `${methodId}:${code}`);
 
-  async function limit(key: string, rule: { limit: number; window_seconds: number }) {
-    const decision = await k.rateLimiter.hit(key, rule.limit, rule.window_seconds);
-    if (!decision.allowed)
-      throw new LatchkeyError('rate_limited', undefined, { retryAfter: decision.retryAfter });
-  }
-
   async function deliver(appId: string, channel: Channel, contact: ContactRecord, input: SendInput) {
     const app = await k.app(appId);
-    await limit(`send:app:${appId}`, app.settings.rate_limits.per_app);
-    await limit(`send:to:${appId}:${contact.address}`, app.settings.rate_limits.per_destination);
+    await checkSendLimits(k, app, contact.address);
     const minutes = input.expiration_minutes ?? app.settings.otp.expires_in_minutes;
     const code = generateOtpCode(k.random);
     const now = k.now();
@@ -103,44 +99,6 @@ export function otpService(k: Kernel, sessions: SessionService) {
     return contact;
   }
 
-  /** The contact with this address and its user, both created when the address is new. */
-  async function loginOrCreateContact(appId: string, channel: Channel, address: string, pending: boolean) {
-    const repo = contactRepo(k.storage, channel);
-    const existing = await repo.findByAddress(appId, address);
-    if (existing) return { contact: existing, created: false };
-    const now = k.now();
-    const user: UserRecord = {
-      id: k.id('user'),
-      app_id: appId,
-      name: null,
-      status: pending ? 'pending' : 'active',
-      created_at: now,
-      updated_at: now,
-    };
-    const contact: ContactRecord = {
-      id: k.id(channel.idPrefix),
-      app_id: appId,
-      user_id: user.id,
-      address,
-      verified_at: null,
-      created_at: now,
-    };
-    const created = await k.storage
-      .transaction(async (tx) => {
-        await tx.users.insert(user);
-        if ((await contactRepo(tx, channel).insert(contact)).inserted) return true;
-        throw new LatchkeyError(channel.duplicate); // a concurrent call created it: undo our user
-      })
-      .catch((err) => {
-        if (err instanceof LatchkeyError && err.errorType === channel.duplicate) return false;
-        throw err;
-      });
-    if (created) return { contact, created: true };
-    const winner = await repo.findByAddress(appId, address);
-    if (!winner) throw new LatchkeyError(channel.notFound);
-    return { contact: winner, created: false };
-  }
-
   const response = (
     channel: Channel,
     contact: ContactRecord,
@@ -178,14 +136,11 @@ export function otpService(k: Kernel, sessions: SessionService) {
     ): Promise<SendOtpResponse> {
       const channel = channels[channelName];
       const address = channel.normalize(input.address);
-      const { contact, created } = await loginOrCreateContact(
-        appId,
-        channel,
-        address,
-        input.create_user_as_pending ?? false,
-      );
+      const { contact, user_created } = await findOrCreateByContact(k, appId, channel, address, {
+        pending: input.create_user_as_pending ?? false,
+      });
       await deliver(appId, channel, contact, input);
-      return response(channel, contact, { user_created: created });
+      return response(channel, contact, { user_created });
     },
 
     /** Checks a code; marks the method verified and applies the session rules. */

@@ -1,4 +1,5 @@
 import type { AppRepo } from '../apps/repo.js';
+import type { MagicLinkRepo } from '../magic-links/repo.js';
 import type { OtpRepo } from '../otps/repo.js';
 import type { RateLimitRepo } from '../rate-limits/repo.js';
 import type { SessionRepo, SigningKeyRepo } from '../sessions/repo.js';
@@ -18,6 +19,7 @@ export interface Storage {
   emails: ContactRepo;
   phoneNumbers: ContactRepo;
   otps: OtpRepo;
+  magicLinks: MagicLinkRepo;
   sessions: SessionRepo;
   signingKeys: SigningKeyRepo;
   rateLimits: RateLimitRepo;

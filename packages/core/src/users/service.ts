@@ -88,7 +88,10 @@ export function userService(k: Kernel) {
     ): Promise<{ message: string; user_id: string }> {
       const removed = await k.storage.transaction(async (tx) => {
         const contact = await contactRepo(tx, channel).delete(appId, contactId);
-        if (contact) await tx.otps.deleteByMethod(appId, contactId);
+        if (contact) {
+          await tx.otps.deleteByMethod(appId, contactId);
+          if (channel.name === 'email') await tx.magicLinks.deleteByEmail(appId, contactId);
+        }
         return contact;
       });
       if (!removed) throw new LatchkeyError(channel.notFound);

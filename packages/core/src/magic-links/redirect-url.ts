@@ -1,0 +1,55 @@
+import { LatchkeyError } from '../errors.js';
+
+/**
+ * Whether `candidate` is one of the `allowed` URLs: same scheme, host, port and path (an
+ * allowed entry ending in `/*` allows any path below it). Only http(s), never userinfo. The
+ * candidate's own query is allowed and kept; the comparison uses the parsed, normalised URL, so
+ * `..` segments, case tricks and default ports cannot slip past.
+ */
+export function isAllowedRedirect(candidate: string, allowed: readonly string[]): boolean {
+  const url = parse(candidate);
+  if (!url) return false;
+  return allowed.some((entry) => {
+    const prefix = entry.endsWith('/*');
+    const rule = parse(prefix ? entry.slice(0, -1) : entry);
+    if (!rule || rule.protocol !== url.protocol || rule.host !== url.host) return false;
+    return prefix ? url.pathname.startsWith(rule.pathname) : url.pathname === rule.pathname;
+  });
+}
+
+function parse(raw: string): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  if (url.username !== '' || url.password !== '') return undefined;
+  // Backslashes and control characters are read differently by browsers and servers.
+  if (/[\\\s]/.test(raw)) return undefined;
+  return url;
+}
+
+/** The link sent: the redirect URL with `token` added, its own query and fragment kept. */
+export function withToken(redirect: string, token: string): string {
+  const url = new URL(redirect);
+  url.searchParams.set('token', token);
+  return url.toString();
+}
+
+/** The request's URL when allowed, else the App's default; the spec's error when there is neither. */
+export function chooseRedirect(
+  requested: string | undefined,
+  fallback: string | undefined,
+  allowed: readonly string[],
+  field: string,
+): string {
+  if (requested !== undefined) {
+    if (!isAllowedRedirect(requested, allowed))
+      throw new LatchkeyError('redirect_url_not_allowed', undefined, { field });
+    return requested;
+  }
+  if (fallback === undefined) throw new LatchkeyError('missing_redirect_url', undefined, { field });
+  return fallback;
+}

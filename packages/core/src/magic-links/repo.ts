@@ -1,0 +1,35 @@
+import type { DeviceFingerprint } from '../otps/repo.js';
+
+export type MagicLinkKind = 'login' | 'signup';
+
+export interface MagicLinkRecord {
+  id: string;
+  app_id: string;
+  user_id: string;
+  email_id: string;
+  /** Keyed hash of the token in the link; the token itself is never stored. */
+  token_hash: string;
+  kind: MagicLinkKind;
+  expires_at: number;
+  used_at: number | null;
+  device_fingerprint: DeviceFingerprint | null;
+  created_at: number;
+}
+
+export type MagicLinkConsumeFailure = 'not_found' | 'used' | 'expired';
+
+export interface MagicLinkRepo {
+  insert(link: MagicLinkRecord): Promise<void>;
+  /**
+   * Atomically: if the App has a link with `tokenHash` that is unused and unexpired at `now`,
+   * mark it used at `now` and return it; otherwise say why (`not_found`, then `used`, then
+   * `expired`). Of any number of concurrent callers, exactly one gets `ok`.
+   */
+  consume(
+    appId: string,
+    tokenHash: string,
+    now: number,
+  ): Promise<{ ok: true; link: MagicLinkRecord } | { ok: false; reason: MagicLinkConsumeFailure }>;
+  /** Deletes every link sent to an email (the email was removed). */
+  deleteByEmail(appId: string, emailId: string): Promise<void>;
+}

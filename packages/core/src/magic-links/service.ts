@@ -1,0 +1,140 @@
+import { newSecret } from '../crypto/ids.js';
+import { type ErrorType, LatchkeyError } from '../errors.js';
+import type { Kernel } from '../kernel.js';
+import { renderHtmlTemplate, renderTemplate } from '../messages/template.js';
+import { fingerprintMatches } from '../otps/service.js';
+import { checkSendLimits } from '../rate-limits/send-limits.js';
+import type { SessionService } from '../sessions/service.js';
+import { channels, factorMethod } from '../users/channels.js';
+import { findOrCreateByContact } from '../users/find-or-create.js';
+import { chooseRedirect, withToken } from './redirect-url.js';
+import type { MagicLinkConsumeFailure, MagicLinkKind } from './repo.js';
+import type {
+  MagicLinkAuthenticateRequest,
+  MagicLinkAuthenticateResponse,
+  MagicLinkLoginOrCreateRequest,
+} from './schema.js';
+
+const DEFAULT_EXPIRATION_MINUTES = 60;
+
+const failures: Record<MagicLinkConsumeFailure, ErrorType> = {
+  not_found: 'magic_link_not_found',
+  used: 'magic_link_used',
+  expired: 'magic_link_expired',
+};
+
+export type MagicLinkService = ReturnType<typeof magicLinkService>;
+
+export function magicLinkService(k: Kernel, sessions: SessionService) {
+  const hashToken = (token: string) => k.hasher.hash('magic_link', token);
+
+  return {
+    /**
+     * Emails a sign-in link: a registration link to a new address (the user is created) or to a
+     * user still pending verification, a login link otherwise.
+     */
+    async loginOrCreate(appId: string, input: MagicLinkLoginOrCreateRequest) {
+      const app = await k.app(appId);
+      const channel = channels.email;
+      const address = channel.normalize(input.email);
+      const redirects = app.settings.redirect_urls;
+      const existing = await k.storage.emails.findByAddress(appId, address);
+      const existingUser = existing ? await k.storage.users.get(appId, existing.user_id) : null;
+      // A user who never completed sign-up (still pending) gets a registration link again.
+      const kind: MagicLinkKind = existingUser?.status === 'active' ? 'login' : 'signup';
+      // The redirect is checked before anything is created or sent.
+      const url =
+        kind === 'login'
+          ? chooseRedirect(
+              input.login_redirect_url,
+              redirects.default_login,
+              redirects.login,
+              'login_redirect_url',
+            )
+          : chooseRedirect(
+              input.signup_redirect_url,
+              redirects.default_signup,
+              redirects.signup,
+              'signup_redirect_url',
+            );
+      await checkSendLimits(k, app, address);
+      const { contact, user_created } = existing
+        ? { contact: existing, user_created: false }
+        : await findOrCreateByContact(k, appId, channel, address, {
+            pending: input.verification_required ?? false,
+          });
+
+      const minutes =
+        (kind === 'login' ? input.login_expiration_minutes : input.signup_expiration_minutes) ??
+        DEFAULT_EXPIRATION_MINUTES;
+      const token = newSecret('', k.random, 32);
+      const now = k.now();
+      await k.storage.magicLinks.insert({
+        id: k.id('magic'),
+        app_id: appId,
+        user_id: contact.user_id,
+        email_id: contact.id,
+        token_hash: hashToken(token),
+        kind,
+        expires_at: now + minutes * 60,
+        used_at: null,
+        device_fingerprint: input.device_fingerprint ?? null,
+        created_at: now,
+      });
+      const link = withToken(url, token);
+      const values = { app_name: app.name, url: link, minutes: String(minutes) };
+      const m = app.settings.messages;
+      await k.sender.send({
+        channel: 'email',
+        kind: 'magic_link',
+        to: address,
+        app_id: appId,
+        url: link,
+        subject: renderTemplate(m.magic_link_email_subject, values),
+        text: renderTemplate(m.magic_link_email_text, values),
+        html: renderHtmlTemplate(m.magic_link_email_html, values),
+      });
+      return { user_id: contact.user_id, user_created, email_id: contact.id };
+    },
+
+    /** Uses a link's token once: verifies the email, activates the user, applies the session rules. */
+    async authenticate(
+      appId: string,
+      input: MagicLinkAuthenticateRequest,
+    ): Promise<MagicLinkAuthenticateResponse> {
+      const app = await k.app(appId);
+      const now = k.now();
+      const result = await k.storage.magicLinks.consume(appId, hashToken(input.token), now);
+      if (!result.ok) throw new LatchkeyError(failures[result.reason]);
+      const { link } = result;
+      if (
+        !fingerprintMatches(
+          app.settings.magic_links.device_fingerprint_match,
+          link.device_fingerprint,
+          input.device_fingerprint,
+        )
+      ) {
+        throw new LatchkeyError('device_fingerprint_mismatch');
+      }
+      const contact = await k.storage.emails.markVerified(appId, link.email_id, now);
+      if (!contact) throw new LatchkeyError('magic_link_not_found');
+      const user = await k.storage.users.get(appId, link.user_id);
+      if (!user) throw new LatchkeyError('magic_link_not_found');
+      if (user.status === 'pending')
+        await k.storage.users.update(appId, user.id, { status: 'active', updated_at: now });
+      const factor = {
+        type: 'magic_link',
+        delivery_channel: 'email',
+        method: factorMethod(channels.email, contact, now),
+      };
+      const issued = await sessions.issue(appId, user.id, factor, input, input.device_fingerprint);
+      return {
+        user_id: user.id,
+        email_id: contact.id,
+        method_id: contact.id,
+        link_type: link.kind,
+        ...issued,
+      };
+    },
+  };
+}
