@@ -45,10 +45,14 @@ export async function migrateToLatest(
   target: AnyKysely | (StorageSource & { schema?: string }),
   options: { schema?: string } = {},
 ): Promise<{ applied: string[] }> {
-  if (target instanceof Kysely) return migrateDatabase(target, options.schema);
-  const { db, close } = openDatabase(target);
+  // Duck-typed too: a host may load another copy of kysely, whose instances fail instanceof.
+  if (target instanceof Kysely || typeof (target as Partial<AnyKysely>).selectFrom === 'function') {
+    return migrateDatabase(target as AnyKysely, options.schema);
+  }
+  const source = target as StorageSource & { schema?: string };
+  const { db, close } = openDatabase(source);
   try {
-    return await migrateDatabase(db, target.schema ?? options.schema);
+    return await migrateDatabase(db, source.schema ?? options.schema);
   } finally {
     await close();
   }

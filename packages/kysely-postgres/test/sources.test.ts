@@ -1,10 +1,13 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { LatchkeyError } from '@latchkey/core';
-import { makeApp } from '@latchkey/storage-conformance';
+import { makeApp, makeContact, makeUser } from '@latchkey/storage-conformance';
 import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KyselyStorageOptions, kyselyStorage, migrateToLatest } from '../src/index.js';
+import { type KyselyStorageOptions, kyselyStorage, migrateToLatest, pgliteStorage } from '../src/index.js';
 import { pgliteDialect } from '../src/pglite-dialect.js';
 import { DATABASE_URL, randomSchema } from './targets.js';
 
@@ -81,6 +84,39 @@ describe.skipIf(!DATABASE_URL)('a pg Pool the host passes in', () => {
     } finally {
       await pool.query(`drop schema if exists "${schema}" cascade`);
       await pool.end();
+    }
+  });
+});
+
+describe('a PGlite data directory', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'latchkey-pglite-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps what was written in a PGlite data directory across close and reopen', async () => {
+    const app = makeApp();
+    const user = makeUser(app.id);
+    const email = makeContact(app.id, user.id);
+
+    const first = await pgliteStorage(dir, { migrate: true, schema: 'auth' });
+    await first.transaction(async (tx) => {
+      await tx.apps.insert(app);
+      await tx.users.insert(user);
+      await tx.emails.insert(email);
+    });
+    await first.close();
+
+    const second = await pgliteStorage(dir, { migrate: true, schema: 'auth' });
+    try {
+      expect(await second.apps.get(app.id)).toEqual(app);
+      expect(await second.users.get(app.id, user.id)).toEqual(user);
+      expect(await second.emails.findByAddress(app.id, email.address)).toEqual(email);
+    } finally {
+      await second.close();
     }
   });
 });

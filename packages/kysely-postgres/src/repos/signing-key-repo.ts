@@ -1,4 +1,4 @@
-import type { SigningKeyRecord, SigningKeyRepo } from '@latchkey/core';
+import { LatchkeyError, type SigningKeyRecord, type SigningKeyRepo } from '@latchkey/core';
 import type { Selectable } from 'kysely';
 import type { LatchkeyDb, SigningKeysTable } from '../database.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
@@ -30,7 +30,7 @@ export function kyselySigningKeyRepo(db: LatchkeyDb): SigningKeyRepo {
     async insertIfNoActive(key) {
       // The partial unique index (app_id) WHERE retired_at IS NULL decides the race; a loser
       // reads the winner's key. A retirement between the two statements sends it round again.
-      for (;;) {
+      for (let attempt = 0; attempt < 5; attempt++) {
         const inserted = await db
           .insertInto('signing_keys')
           .values({
@@ -49,6 +49,7 @@ export function kyselySigningKeyRepo(db: LatchkeyDb): SigningKeyRepo {
         const active = await getActive(key.app_id);
         if (active) return active;
       }
+      throw new LatchkeyError('internal_error', 'The active signing key kept changing; try again.');
     },
 
     async list(appId) {
