@@ -18,7 +18,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
   return {
     port,
     host: env.HOST ?? '127.0.0.1',
-    dataDir: path.resolve(env.LATCHKEY_DATA_DIR ?? '.latchkey'),
+    // `npm start` at the root runs this in the workspace folder; INIT_CWD is where the user typed it.
+    dataDir: path.resolve(env.INIT_CWD ?? process.cwd(), env.LATCHKEY_DATA_DIR ?? '.latchkey'),
     databaseUrl: env.DATABASE_URL || undefined,
     databaseSchema: env.LATCHKEY_DB_SCHEMA || undefined,
   };

@@ -1,10 +1,21 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppKeys, Latchkey } from '@latchkey/core';
+import { MAGIC_LINK_PAGE } from './pages.js';
 import { readJsonWhenComplete } from './secrets.js';
 
-/** The settings that make every flow of the example work on localhost out of the box. */
-export const demoAppSettings = {};
+/**
+ * The settings that make every flow of the example work on localhost out of the box: magic
+ * links lead to the server's own page. Applied at every start, since the port may change.
+ */
+export async function configureDemoApp(latchkey: Latchkey, appId: string, serverUrl: string): Promise<void> {
+  const app = await latchkey.apps.get(appId);
+  const page = `${serverUrl}${MAGIC_LINK_PAGE}`;
+  await latchkey.apps.updateSettings(appId, {
+    ...app.settings,
+    redirect_urls: { login: [page], signup: [page], default_login: page, default_signup: page },
+  });
+}
 
 /**
  * The demo App: created on first start, its keys kept in `demo-app.json` (the only place they
@@ -18,10 +29,7 @@ export async function loadOrCreateDemoApp(
   const existing = await readJsonWhenComplete<AppKeys>(file).catch(() => null);
   if (existing && (await latchkey.storage.apps.get(existing.app_id)))
     return { keys: existing, created: false };
-  const { app_id, secret_key, public_token } = await latchkey.apps.create({
-    name: 'Latchkey demo',
-    settings: demoAppSettings,
-  });
+  const { app_id, secret_key, public_token } = await latchkey.apps.create({ name: 'Latchkey demo' });
   const keys = { app_id, secret_key, public_token };
   await writeFile(file, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
   return { keys, created: true };
