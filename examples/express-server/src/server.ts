@@ -7,7 +7,8 @@ import { outboxSender } from '@latchkey/senders';
 import express from 'express';
 import { serveAdminSocket } from './admin-socket.js';
 import type { ServerConfig } from './config.js';
-import { loadOrCreateDemoApp } from './demo-app.js';
+import { configureDemoApp, loadOrCreateDemoApp } from './demo-app.js';
+import { demoPages } from './pages.js';
 import { loadOrCreateSecrets } from './secrets.js';
 import { openStorage } from './storage.js';
 
@@ -20,7 +21,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export const outboxPath = (config: Pick<ServerConfig, 'dataDir'>) => path.join(config.dataDir, 'outbox.jsonl');
+export const outboxPath = (config: Pick<ServerConfig, 'dataDir'>) =>
+  path.join(config.dataDir, 'outbox.jsonl');
 
 /** Builds Latchkey from the config and serves it at the root of an Express app. */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
@@ -40,14 +42,24 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   app.get('/', (_req, res) => {
     res.type('text/plain').send('Latchkey example server. API under /v1; see /v1/openapi.json.\n');
   });
+  app.use(demoPages(demo.keys));
   app.use(latchkeyRouter(latchkey));
 
   const server = await listen(app, config);
+  let closing: Promise<void> | undefined;
+  // A request still in flight when close() starts leaves its keep-alive connection open once it
+  // is answered; drop that connection then, instead of waiting out keepAliveTimeout (5 s).
+  server.on('request', (_req, res) => {
+    res.once('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
   const admin = config.databaseUrl ? undefined : await serveAdminSocket(latchkey, config.dataDir);
   const { port } = server.address() as AddressInfo;
-  let closing: Promise<void> | undefined;
+  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  await configureDemoApp(latchkey, demo.keys.app_id, url);
   return {
-    url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
+    url,
     latchkey,
     demo,
     storageDescription: description,
