@@ -51,6 +51,19 @@ export interface OtpsTable {
   created_at: Seconds;
 }
 
+export interface MagicLinksTable {
+  id: string;
+  app_id: string;
+  user_id: string;
+  email_id: string;
+  token_hash: string;
+  kind: string;
+  expires_at: Seconds;
+  used_at: NullableSeconds;
+  device_fingerprint: NullableJson;
+  created_at: Seconds;
+}
+
 export interface SessionsTable {
   id: string;
   app_id: string;
@@ -93,6 +106,7 @@ export interface Database {
   emails: ContactsTable;
   phone_numbers: ContactsTable;
   otps: OtpsTable;
+  magic_links: MagicLinksTable;
   sessions: SessionsTable;
   signing_keys: SigningKeysTable;
   rate_limits: RateLimitsTable;

@@ -5,6 +5,7 @@ import { migrateDatabase } from './migrate.js';
 import { type OpenDatabase, openDatabase, type StorageSource } from './open-database.js';
 import { kyselyAppRepo } from './repos/app-repo.js';
 import { kyselyContactRepo } from './repos/contact-repo.js';
+import { kyselyMagicLinkRepo } from './repos/magic-link-repo.js';
 import { kyselyOtpRepo } from './repos/otp-repo.js';
 import { kyselyRateLimitRepo } from './repos/rate-limit-repo.js';
 import { kyselySessionRepo } from './repos/session-repo.js';
@@ -50,6 +51,7 @@ function bind(root: Kysely<Database>, schema: string | undefined): Storage {
     emails: withStorageErrors(kyselyContactRepo(db, 'emails')),
     phoneNumbers: withStorageErrors(kyselyContactRepo(db, 'phone_numbers')),
     otps: withStorageErrors(kyselyOtpRepo(db)),
+    magicLinks: withStorageErrors(kyselyMagicLinkRepo(db)),
     sessions: withStorageErrors(kyselySessionRepo(db)),
     signingKeys: withStorageErrors(kyselySigningKeyRepo(db)),
     rateLimits: withStorageErrors(kyselyRateLimitRepo(db)),

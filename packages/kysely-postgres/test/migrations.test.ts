@@ -47,7 +47,7 @@ const openPostgres = async (): Promise<Database> => {
   };
 };
 
-const ALL = ['0001_initial', '0002_auth'];
+const ALL = ['0001_initial', '0002_auth', '0003_magic_links'];
 
 // "column type nullable", in table order.
 const CONTACT_COLUMNS = [
@@ -87,6 +87,18 @@ const COLUMNS: Record<string, string[]> = {
     'user_id text NO',
     'code_hash text NO',
     'attempts integer NO',
+    'expires_at bigint NO',
+    'used_at bigint YES',
+    'device_fingerprint jsonb YES',
+    'created_at bigint NO',
+  ],
+  magic_links: [
+    'id text NO',
+    'app_id text NO',
+    'user_id text NO',
+    'email_id text NO',
+    'token_hash text NO',
+    'kind text NO',
     'expires_at bigint NO',
     'used_at bigint YES',
     'device_fingerprint jsonb YES',
@@ -185,7 +197,7 @@ for (const [name, open] of Object.entries(openers)) {
         { name: 'users_app_id_id_key', type: 'UNIQUE', columns: 'app_id,id' },
       ]);
       const primaryKeys = constraints.filter((c) => c.type === 'PRIMARY KEY').map((c) => c.columns);
-      expect(primaryKeys.sort()).toEqual([...Array(7).fill('id'), 'key,window_start']);
+      expect(primaryKeys.sort()).toEqual([...Array(8).fill('id'), 'key,window_start']);
     });
 
     it('cascades deletes from users to their contacts, codes and sessions', async () => {
@@ -250,6 +262,8 @@ for (const [name, open] of Object.entries(openers)) {
         /UNIQUE INDEX .*\(app_id\) WHERE \(retired_at IS NULL\)$/,
       );
       expect(def('rate_limits_window_start_idx')).toMatch(/\(window_start\)$/);
+      expect(def('magic_links_app_id_token_hash_idx')).toMatch(/\(app_id, token_hash\)$/);
+      expect(def('magic_links_app_id_email_id_idx')).toMatch(/\(app_id, email_id\)$/);
     });
 
     it('upgrades a schema at an older version, keeping its rows', async () => {
