@@ -51,3 +51,13 @@ export type { CreateUserRequest, CreateUserResponse, User } from './users/schema
 export type { UserService } from './users/service.js';
 export * from './vault/index.js';
 export { VERSION } from './version.js';
+export type {
+  SeedRecord,
+  SeedRepo,
+  WalletKeySource,
+  WalletListPage,
+  WalletRecord,
+  WalletRepo,
+  WalletType,
+} from './wallets/repo.js';
+export { WALLET_TYPES } from './wallets/repo.js';

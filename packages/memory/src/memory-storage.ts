@@ -7,6 +7,7 @@ import { memoryRateLimitRepo } from './rate-limit-repo.js';
 import { memorySessionRepo, memorySigningKeyRepo } from './session-repo.js';
 import { emptyState, type MemoryState, restoreState } from './state.js';
 import { memoryContactRepo, memoryUserRepo } from './user-repo.js';
+import { memorySeedRepo, memoryWalletRepo } from './wallet-repo.js';
 
 type Repos = Omit<Storage, 'transaction' | 'close'>;
 
@@ -28,6 +29,8 @@ export function memoryStorage(): Storage {
     sessions: memorySessionRepo(state.sessions),
     signingKeys: memorySigningKeyRepo(state.signingKeys),
     rateLimits: memoryRateLimitRepo(state.rateLimits),
+    wallets: memoryWalletRepo(state.wallets),
+    seeds: memorySeedRepo(state.seeds),
   };
 
   // Inside a transaction the lock is already held: the tx handle calls the repos directly.

@@ -3,9 +3,11 @@ import type {
   ContactRecord,
   MagicLinkRecord,
   OtpRecord,
+  SeedRecord,
   SessionRecord,
   SigningKeyRecord,
   UserRecord,
+  WalletRecord,
 } from '@latchkey/core';
 
 /** Everything the memory Storage holds; one Map per table, keyed by id. */
@@ -19,6 +21,8 @@ export interface MemoryState {
   sessions: Map<string, SessionRecord>;
   signingKeys: Map<string, SigningKeyRecord>;
   rateLimits: Map<string, { windowStart: number; count: number }>;
+  wallets: Map<string, WalletRecord>;
+  seeds: Map<string, SeedRecord>;
 }
 
 export const emptyState = (): MemoryState => ({
@@ -31,6 +35,8 @@ export const emptyState = (): MemoryState => ({
   sessions: new Map(),
   signingKeys: new Map(),
   rateLimits: new Map(),
+  wallets: new Map(),
+  seeds: new Map(),
 });
 
 /** Puts `from`'s rows back into `into`, keeping the Map objects the repos hold. */

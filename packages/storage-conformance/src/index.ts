@@ -10,3 +10,4 @@ export {
 } from './fixtures.js';
 export type { ConformanceTarget } from './suite.js';
 export { runStorageConformance } from './suite.js';
+export { makeWallet } from './suite-wallets.js';

@@ -4,6 +4,7 @@ import type { OtpRepo } from '../otps/repo.js';
 import type { RateLimitRepo } from '../rate-limits/repo.js';
 import type { SessionRepo, SigningKeyRepo } from '../sessions/repo.js';
 import type { ContactRepo, UserRepo } from '../users/repo.js';
+import type { SeedRepo, WalletRepo } from '../wallets/repo.js';
 
 /**
  * Where Latchkey keeps its state. Every method is scoped by App (but `apps` itself). Methods
@@ -23,6 +24,8 @@ export interface Storage {
   sessions: SessionRepo;
   signingKeys: SigningKeyRepo;
   rateLimits: RateLimitRepo;
+  wallets: WalletRepo;
+  seeds: SeedRepo;
   /**
    * Runs `fn` in one transaction: every write made through `tx` lands, or none does when `fn`
    * throws (and the error is rethrown). Nested calls on `tx` join the outer transaction.

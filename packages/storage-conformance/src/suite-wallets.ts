@@ -1,0 +1,157 @@
+import type { Storage, WalletRecord } from '@latchkey/core';
+import { describe, expect, it } from 'vitest';
+import { makeApp, makeUser, NOW, uid } from './fixtures.js';
+
+export function makeWallet(appId: string, userId: string, over: Partial<WalletRecord> = {}): WalletRecord {
+  return {
+    id: uid('wallet'),
+    app_id: appId,
+    user_id: userId,
+    wallet_type: 'ethereum',
+    network: 'mainnet',
+    public_address: `0x${uid('addr')}`,
+    key_source: 'seed',
+    derivation_path: "m/44'/60'/0'/0/0",
+    key_id: uid('seed'),
+    sealed_private_key: null,
+    is_default: true,
+    is_imported: false,
+    is_read_only: false,
+    verified: true,
+    created_at: NOW,
+    updated_at: NOW,
+    ...over,
+  };
+}
+
+/** Wallets and seeds: one default per (user, type) and one seed per user, under races too. */
+export function walletRepoCases(storage: () => Storage): void {
+  const setup = async () => {
+    const s = storage();
+    const app = makeApp();
+    await s.apps.insert(app);
+    const user = makeUser(app.id);
+    await s.users.insert(user);
+    return { s, app, user };
+  };
+
+  describe('wallets', () => {
+    it('creates a default once per user and type, and returns it after', async () => {
+      const { s, app, user } = await setup();
+      const first = makeWallet(app.id, user.id);
+      expect(await s.wallets.createDefaultIfAbsent(first)).toEqual({ wallet: first, created: true });
+      const second = makeWallet(app.id, user.id);
+      expect(await s.wallets.createDefaultIfAbsent(second)).toEqual({ wallet: first, created: false });
+      expect(await s.wallets.get(app.id, second.id)).toBeNull();
+      const solana = makeWallet(app.id, user.id, { wallet_type: 'solana' });
+      expect((await s.wallets.createDefaultIfAbsent(solana)).created).toBe(true);
+      expect(await s.wallets.getDefault(app.id, user.id, 'ethereum')).toEqual(first);
+      expect(await s.wallets.getDefault(app.id, user.id, 'bitcoin')).toBeNull();
+    });
+
+    it('gives all of 20 concurrent creators the same single default', async () => {
+      const { s, app, user } = await setup();
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          s.wallets.createDefaultIfAbsent(makeWallet(app.id, user.id, { wallet_type: 'XLM' })),
+        ),
+      );
+      expect(new Set(results.map((r) => r.wallet.id)).size).toBe(1);
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect((await s.wallets.list(app.id, { userId: user.id, limit: 100 })).wallets).toHaveLength(1);
+    });
+
+    it('keeps one address per App and type, and reads wallets in their App only', async () => {
+      const { s, app, user } = await setup();
+      const other = await setup();
+      const w = makeWallet(app.id, user.id, {
+        is_default: false,
+        is_imported: true,
+        key_source: 'imported',
+        sealed_private_key: 'lkv1.x',
+      });
+      expect(await s.wallets.insert(w)).toEqual({ inserted: true });
+      expect(
+        await s.wallets.insert(
+          makeWallet(app.id, user.id, { public_address: w.public_address, is_default: false }),
+        ),
+      ).toEqual({
+        inserted: false,
+      });
+      expect(
+        (
+          await s.wallets.createDefaultIfAbsent(
+            makeWallet(app.id, user.id, { public_address: w.public_address }),
+          )
+        ).wallet,
+      ).toEqual(w);
+      expect(
+        await s.wallets.insert(
+          makeWallet(app.id, user.id, {
+            public_address: w.public_address,
+            wallet_type: 'solana',
+            is_default: false,
+          }),
+        ),
+      ).toEqual({
+        inserted: true,
+      });
+      expect(await s.wallets.findByAddress(app.id, 'ethereum', w.public_address)).toEqual(w);
+      expect(await s.wallets.findByAddress(other.app.id, 'ethereum', w.public_address)).toBeNull();
+      expect(await s.wallets.get(other.app.id, w.id)).toBeNull();
+      expect(
+        await s.wallets.insert(
+          makeWallet(other.app.id, other.user.id, { public_address: w.public_address, is_default: false }),
+        ),
+      ).toEqual({
+        inserted: true,
+      });
+    });
+
+    it('pages through wallets in id order, per user or for the whole App', async () => {
+      const { s, app, user } = await setup();
+      const other = makeUser(app.id);
+      await s.users.insert(other);
+      const made: WalletRecord[] = [];
+      for (const type of ['ethereum', 'solana', 'bitcoin', 'DOT', 'XLM'] as const) {
+        made.push(makeWallet(app.id, user.id, { wallet_type: type }));
+        made.push(makeWallet(app.id, other.id, { wallet_type: type }));
+      }
+      for (const w of made) await s.wallets.createDefaultIfAbsent(w);
+      const byId = [...made].sort((a, b) => (a.id < b.id ? -1 : 1));
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await s.wallets.list(app.id, { limit: 3, after });
+        seen.push(...page.wallets.map((w) => w.id));
+        if (!page.next_cursor) break;
+        after = page.next_cursor;
+      }
+      expect(seen).toEqual(byId.map((w) => w.id));
+      const mine = await s.wallets.list(app.id, { userId: user.id, limit: 100 });
+      expect(mine.wallets.map((w) => w.id)).toEqual(
+        byId.filter((w) => w.user_id === user.id).map((w) => w.id),
+      );
+      expect(mine.next_cursor).toBeNull();
+      expect((await s.wallets.list(app.id, { userId: user.id, limit: 5 })).next_cursor).toBeNull();
+    });
+  });
+
+  describe('seeds', () => {
+    it('keeps one seed per user, under concurrent creation too', async () => {
+      const { s, app, user } = await setup();
+      const seeds = Array.from({ length: 10 }, () => ({
+        id: uid('seed'),
+        app_id: app.id,
+        user_id: user.id,
+        sealed_entropy: uid('sealed'),
+        created_at: NOW,
+      }));
+      const winners = await Promise.all(seeds.map((seed) => s.seeds.insertIfAbsent(seed)));
+      expect(new Set(winners.map((w) => w.id)).size).toBe(1);
+      expect(await s.seeds.get(app.id, user.id)).toEqual(winners[0]);
+      const other = await setup();
+      expect(await s.seeds.get(other.app.id, user.id)).toBeNull();
+    });
+  });
+}
