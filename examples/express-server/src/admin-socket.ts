@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import path from 'node:path';
 import type { AppKeys, Latchkey } from '@latchkey/core';
@@ -11,7 +11,23 @@ import type { AppKeys, Latchkey } from '@latchkey/core';
  */
 export const adminSocketPath = (dataDir: string) => path.join(dataDir, 'admin.sock');
 
+const pidFile = (dataDir: string) => path.join(dataDir, 'server.pid');
+
+/** True when a server process that wrote its pid into the data folder is still alive. */
+export async function serverRunning(dataDir: string): Promise<boolean> {
+  const pid = Number(await readFile(pidFile(dataDir), 'utf8').catch(() => ''));
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export async function serveAdminSocket(latchkey: Latchkey, dataDir: string): Promise<Server | undefined> {
+  // The pid lets the CLI refuse to open PGlite beside a live server even without the socket.
+  await writeFile(pidFile(dataDir), String(process.pid));
   const socket = adminSocketPath(dataDir);
   if (socket.length > 100) return undefined; // beyond the sun_path limit; the CLI then needs the server stopped
   await rm(socket, { force: true });
@@ -37,6 +53,9 @@ export async function serveAdminSocket(latchkey: Latchkey, dataDir: string): Pro
     });
   });
   await new Promise<void>((resolve, reject) => server.listen(socket, resolve).once('error', reject));
+  server.once('close', () => {
+    rm(pidFile(dataDir), { force: true }).catch(() => {});
+  });
   return server;
 }
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createLatchkey } from '@latchkey/core';
-import { createAppThroughServer } from './admin-socket.js';
+import { createAppThroughServer, serverRunning } from './admin-socket.js';
 import { configFromEnv } from './config.js';
 import { loadOrCreateSecrets } from './secrets.js';
 import { openStorage } from './storage.js';
@@ -30,6 +30,12 @@ async function main(argv: string[]): Promise<number> {
   const config = configFromEnv();
 
   if (command === 'migrate') {
+    if (!config.databaseUrl && (await serverRunning(config.dataDir))) {
+      console.error(
+        'latchkey migrate: the server is running on this data folder and migrates at start-up already',
+      );
+      return 1;
+    }
     const { storage, description } = await openStorage(config);
     await storage.close();
     console.log(`Migrations applied: ${description}`);
@@ -57,6 +63,11 @@ async function main(argv: string[]): Promise<number> {
   return 2;
 
   async function createDirectly(name: string) {
+    if (!config.databaseUrl && (await serverRunning(config.dataDir))) {
+      throw new Error(
+        `a server is running on ${config.dataDir} but did not answer on its admin socket; stop it first (embedded PGlite allows one process)`,
+      );
+    }
     const { secret } = await loadOrCreateSecrets(config.dataDir);
     const { storage } = await openStorage(config);
     try {

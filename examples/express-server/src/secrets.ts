@@ -30,7 +30,10 @@ export async function loadOrCreateSecrets(
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   const stored = await readJsonWhenComplete<LocalSecrets>(file);
-  return { secret: env.LATCHKEY_SECRET ?? stored.secret, vault_key: env.LATCHKEY_VAULT_KEY ?? stored.vault_key };
+  return {
+    secret: env.LATCHKEY_SECRET ?? stored.secret,
+    vault_key: env.LATCHKEY_VAULT_KEY ?? stored.vault_key,
+  };
 }
 
 /** Reads a JSON file another process may be writing this instant. */
