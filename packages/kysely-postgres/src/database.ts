@@ -89,6 +89,33 @@ export interface SigningKeysTable {
   retired_at: NullableSeconds;
 }
 
+export interface WalletsTable {
+  id: string;
+  app_id: string;
+  user_id: string;
+  wallet_type: string;
+  network: string;
+  public_address: string;
+  key_source: string;
+  derivation_path: string | null;
+  key_id: string | null;
+  sealed_private_key: string | null;
+  is_default: boolean;
+  is_imported: boolean;
+  is_read_only: boolean;
+  verified: boolean;
+  created_at: Seconds;
+  updated_at: Seconds;
+}
+
+export interface SeedsTable {
+  id: string;
+  app_id: string;
+  user_id: string;
+  sealed_entropy: string;
+  created_at: Seconds;
+}
+
 /** Fixed-window counters; `key` names what is limited, and is not scoped by App. */
 export interface RateLimitsTable {
   key: string;
@@ -110,6 +137,8 @@ export interface Database {
   sessions: SessionsTable;
   signing_keys: SigningKeysTable;
   rate_limits: RateLimitsTable;
+  wallets: WalletsTable;
+  seeds: SeedsTable;
 }
 
 export type LatchkeyDb = Kysely<Database>;

@@ -11,6 +11,7 @@ import { kyselyRateLimitRepo } from './repos/rate-limit-repo.js';
 import { kyselySessionRepo } from './repos/session-repo.js';
 import { kyselySigningKeyRepo } from './repos/signing-key-repo.js';
 import { kyselyUserRepo } from './repos/user-repo.js';
+import { kyselySeedRepo, kyselyWalletRepo } from './repos/wallet-repo.js';
 import { toStorageError, withStorageErrors } from './storage-errors.js';
 
 /** What every constructor takes besides the connection. */
@@ -55,6 +56,8 @@ function bind(root: Kysely<Database>, schema: string | undefined): Storage {
     sessions: withStorageErrors(kyselySessionRepo(db)),
     signingKeys: withStorageErrors(kyselySigningKeyRepo(db)),
     rateLimits: withStorageErrors(kyselyRateLimitRepo(db)),
+    wallets: withStorageErrors(kyselyWalletRepo(db)),
+    seeds: withStorageErrors(kyselySeedRepo(db)),
     async transaction(fn) {
       // Inside a transaction (ours, or one the host handed in as `db`), nested calls join it.
       if (root.isTransaction) return fn(storage);

@@ -47,7 +47,7 @@ const openPostgres = async (): Promise<Database> => {
   };
 };
 
-const ALL = ['0001_initial', '0002_auth', '0003_magic_links'];
+const ALL = ['0001_initial', '0002_auth', '0003_magic_links', '0004_wallets'];
 
 // "column type nullable", in table order.
 const CONTACT_COLUMNS = [
@@ -128,6 +128,31 @@ const COLUMNS: Record<string, string[]> = {
     'retired_at bigint YES',
   ],
   rate_limits: ['key text NO', 'window_start bigint NO', 'count integer NO'],
+  wallets: [
+    'id text NO',
+    'app_id text NO',
+    'user_id text NO',
+    'wallet_type text NO',
+    'network text NO',
+    'public_address text NO',
+    'key_source text NO',
+    'derivation_path text YES',
+    'key_id text YES',
+    'sealed_private_key text YES',
+    'is_default boolean NO',
+    'is_imported boolean NO',
+    'is_read_only boolean NO',
+    'verified boolean NO',
+    'created_at bigint NO',
+    'updated_at bigint NO',
+  ],
+  seeds: [
+    'id text NO',
+    'app_id text NO',
+    'user_id text NO',
+    'sealed_entropy text NO',
+    'created_at bigint NO',
+  ],
 };
 
 const openers = DATABASE_URL ? { pglite: openPglite, postgres: openPostgres } : { pglite: openPglite };
@@ -194,10 +219,16 @@ for (const [name, open] of Object.entries(openers)) {
         { name: 'emails_app_id_address_key', type: 'UNIQUE', columns: 'app_id,address' },
         { name: 'otps_app_id_method_id_key', type: 'UNIQUE', columns: 'app_id,method_id' },
         { name: 'phone_numbers_app_id_address_key', type: 'UNIQUE', columns: 'app_id,address' },
+        { name: 'seeds_app_id_user_id_key', type: 'UNIQUE', columns: 'app_id,user_id' },
         { name: 'users_app_id_id_key', type: 'UNIQUE', columns: 'app_id,id' },
+        {
+          name: 'wallets_app_id_wallet_type_public_address_key',
+          type: 'UNIQUE',
+          columns: 'app_id,wallet_type,public_address',
+        },
       ]);
       const primaryKeys = constraints.filter((c) => c.type === 'PRIMARY KEY').map((c) => c.columns);
-      expect(primaryKeys.sort()).toEqual([...Array(8).fill('id'), 'key,window_start']);
+      expect(primaryKeys.sort()).toEqual([...Array(10).fill('id'), 'key,window_start']);
     });
 
     it('cascades deletes from users to their contacts, codes and sessions', async () => {
@@ -264,6 +295,17 @@ for (const [name, open] of Object.entries(openers)) {
       expect(def('rate_limits_window_start_idx')).toMatch(/\(window_start\)$/);
       expect(def('magic_links_app_id_token_hash_idx')).toMatch(/\(app_id, token_hash\)$/);
       expect(def('magic_links_app_id_email_id_idx')).toMatch(/\(app_id, email_id\)$/);
+      expect(def('wallets_one_default_idx')).toMatch(
+        /UNIQUE INDEX .*\(app_id, user_id, wallet_type\) WHERE \(is_default = true\)$/,
+      );
+      expect(def('wallets_app_id_user_id_id_idx')).toMatch(/\(app_id, user_id, id\)$/);
+      // Wallet pages go by id: byte order, whatever the database's default collation.
+      const [walletId] = await db.sql<{ collation_name: string }>(
+        `select collation_name from information_schema.columns
+         where table_schema = $1 and table_name = 'wallets' and column_name = 'id'`,
+        [schema],
+      );
+      expect(walletId?.collation_name).toBe('C');
     });
 
     it('upgrades a schema at an older version, keeping its rows', async () => {

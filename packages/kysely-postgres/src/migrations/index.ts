@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as initial from './0001_initial.js';
 import * as auth from './0002_auth.js';
 import * as magicLinks from './0003_magic_links.js';
+import * as wallets from './0004_wallets.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so bundlers keep
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_auth': auth,
   '0003_magic_links': magicLinks,
+  '0004_wallets': wallets,
 };

@@ -1,0 +1,178 @@
+import {
+  LatchkeyError,
+  type SeedRecord,
+  type SeedRepo,
+  type WalletKeySource,
+  type WalletRecord,
+  type WalletRepo,
+  type WalletType,
+} from '@latchkey/core';
+import type { Selectable } from 'kysely';
+import type { LatchkeyDb, SeedsTable, WalletsTable } from '../database.js';
+import { toSeconds } from './columns.js';
+
+const toWallet = (row: Selectable<WalletsTable>): WalletRecord => ({
+  id: row.id,
+  app_id: row.app_id,
+  user_id: row.user_id,
+  wallet_type: row.wallet_type as WalletType,
+  network: row.network as WalletRecord['network'],
+  public_address: row.public_address,
+  key_source: row.key_source as WalletKeySource,
+  derivation_path: row.derivation_path,
+  key_id: row.key_id,
+  sealed_private_key: row.sealed_private_key,
+  is_default: row.is_default,
+  is_imported: row.is_imported,
+  is_read_only: row.is_read_only,
+  verified: row.verified,
+  created_at: toSeconds(row.created_at),
+  updated_at: toSeconds(row.updated_at),
+});
+
+const walletRow = (w: WalletRecord) => ({
+  id: w.id,
+  app_id: w.app_id,
+  user_id: w.user_id,
+  wallet_type: w.wallet_type,
+  network: w.network,
+  public_address: w.public_address,
+  key_source: w.key_source,
+  derivation_path: w.derivation_path,
+  key_id: w.key_id,
+  sealed_private_key: w.sealed_private_key,
+  is_default: w.is_default,
+  is_imported: w.is_imported,
+  is_read_only: w.is_read_only,
+  verified: w.verified,
+  created_at: w.created_at,
+  updated_at: w.updated_at,
+});
+
+export function kyselyWalletRepo(db: LatchkeyDb): WalletRepo {
+  const getDefault = async (appId: string, userId: string, walletType: WalletType) => {
+    const row = await db
+      .selectFrom('wallets')
+      .selectAll()
+      .where('app_id', '=', appId)
+      .where('user_id', '=', userId)
+      .where('wallet_type', '=', walletType)
+      .where('is_default', '=', true)
+      .executeTakeFirst();
+    return row ? toWallet(row) : null;
+  };
+
+  const findByAddress = async (appId: string, walletType: WalletType, address: string) => {
+    const row = await db
+      .selectFrom('wallets')
+      .selectAll()
+      .where('app_id', '=', appId)
+      .where('wallet_type', '=', walletType)
+      .where('public_address', '=', address)
+      .executeTakeFirst();
+    return row ? toWallet(row) : null;
+  };
+
+  return {
+    getDefault,
+    findByAddress,
+
+    async createDefaultIfAbsent(wallet) {
+      // The unique indexes (one default per user and type, one address per App and type) decide
+      // the race in one INSERT; a loser reads what won. A row deleted between the two statements
+      // sends it round again.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const inserted = await db
+          .insertInto('wallets')
+          .values(walletRow({ ...wallet, is_default: true }))
+          .onConflict((oc) => oc.doNothing())
+          .returningAll()
+          .executeTakeFirst();
+        if (inserted) return { wallet: toWallet(inserted), created: true };
+        const existing =
+          (await getDefault(wallet.app_id, wallet.user_id, wallet.wallet_type)) ??
+          (await findByAddress(wallet.app_id, wallet.wallet_type, wallet.public_address));
+        if (existing) return { wallet: existing, created: false };
+      }
+      throw new LatchkeyError('internal_error', 'The default wallet kept changing; try again.');
+    },
+
+    async insert(wallet) {
+      const row = await db
+        .insertInto('wallets')
+        .values(walletRow(wallet))
+        .onConflict((oc) => oc.columns(['app_id', 'wallet_type', 'public_address']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      return { inserted: row !== undefined };
+    },
+
+    async get(appId, walletId) {
+      const row = await db
+        .selectFrom('wallets')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('id', '=', walletId)
+        .executeTakeFirst();
+      return row ? toWallet(row) : null;
+    },
+
+    async list(appId, { userId, limit, after }) {
+      let query = db.selectFrom('wallets').selectAll().where('app_id', '=', appId);
+      if (userId !== undefined) query = query.where('user_id', '=', userId);
+      if (after !== undefined) query = query.where('id', '>', after);
+      // One row past the page says whether another page follows.
+      const rows = await query
+        .orderBy('id')
+        .limit(limit + 1)
+        .execute();
+      const page = rows.slice(0, limit).map(toWallet);
+      return { wallets: page, next_cursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null };
+    },
+  };
+}
+
+const toSeed = (row: Selectable<SeedsTable>): SeedRecord => ({
+  id: row.id,
+  app_id: row.app_id,
+  user_id: row.user_id,
+  sealed_entropy: row.sealed_entropy,
+  created_at: toSeconds(row.created_at),
+});
+
+export function kyselySeedRepo(db: LatchkeyDb): SeedRepo {
+  const get = async (appId: string, userId: string) => {
+    const row = await db
+      .selectFrom('seeds')
+      .selectAll()
+      .where('app_id', '=', appId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row ? toSeed(row) : null;
+  };
+
+  return {
+    get,
+
+    async insertIfAbsent(seed) {
+      const inserted = await db
+        .insertInto('seeds')
+        .values({
+          id: seed.id,
+          app_id: seed.app_id,
+          user_id: seed.user_id,
+          sealed_entropy: seed.sealed_entropy,
+          created_at: seed.created_at,
+        })
+        .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (inserted) return toSeed(inserted);
+      // Seeds are never deleted, so the row that won the conflict is there to read.
+      const existing = await get(seed.app_id, seed.user_id);
+      if (!existing)
+        throw new LatchkeyError('internal_error', 'The user’s seed vanished while being created.');
+      return existing;
+    },
+  };
+}
