@@ -61,3 +61,4 @@ export type {
   WalletType,
 } from './wallets/repo.js';
 export { WALLET_TYPES } from './wallets/repo.js';
+export type { RecoveryCodeRecord, TotpRecord, TotpRepo } from './totps/repo.js';

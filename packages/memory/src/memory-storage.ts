@@ -6,6 +6,7 @@ import { memoryOtpRepo } from './otp-repo.js';
 import { memoryRateLimitRepo } from './rate-limit-repo.js';
 import { memorySessionRepo, memorySigningKeyRepo } from './session-repo.js';
 import { emptyState, type MemoryState, restoreState } from './state.js';
+import { memoryTotpRepo } from './totp-repo.js';
 import { memoryContactRepo, memoryUserRepo } from './user-repo.js';
 import { memorySeedRepo, memoryWalletRepo } from './wallet-repo.js';
 
@@ -30,6 +31,7 @@ export function memoryStorage(): Storage {
     signingKeys: memorySigningKeyRepo(state.signingKeys),
     rateLimits: memoryRateLimitRepo(state.rateLimits),
     wallets: memoryWalletRepo(state.wallets),
+    totps: memoryTotpRepo(state.totps, state.recoveryCodes),
     seeds: memorySeedRepo(state.seeds),
   };
 

@@ -3,9 +3,11 @@ import type {
   ContactRecord,
   MagicLinkRecord,
   OtpRecord,
+  RecoveryCodeRecord,
   SeedRecord,
   SessionRecord,
   SigningKeyRecord,
+  TotpRecord,
   UserRecord,
   WalletRecord,
 } from '@latchkey/core';
@@ -22,6 +24,8 @@ export interface MemoryState {
   signingKeys: Map<string, SigningKeyRecord>;
   rateLimits: Map<string, { windowStart: number; count: number }>;
   wallets: Map<string, WalletRecord>;
+  totps: Map<string, TotpRecord>;
+  recoveryCodes: Map<string, RecoveryCodeRecord>;
   seeds: Map<string, SeedRecord>;
 }
 
@@ -36,6 +40,8 @@ export const emptyState = (): MemoryState => ({
   signingKeys: new Map(),
   rateLimits: new Map(),
   wallets: new Map(),
+  totps: new Map(),
+  recoveryCodes: new Map(),
   seeds: new Map(),
 });
 

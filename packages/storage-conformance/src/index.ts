@@ -10,4 +10,5 @@ export {
 } from './fixtures.js';
 export type { ConformanceTarget } from './suite.js';
 export { runStorageConformance } from './suite.js';
+export { makeTotp } from './suite-totps.js';
 export { makeWallet } from './suite-wallets.js';

@@ -2,6 +2,7 @@ import type { Storage } from '@latchkey/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
 import { authRepoCases } from './suite-auth.js';
+import { totpRepoCases } from './suite-totps.js';
 import { walletRepoCases } from './suite-wallets.js';
 
 export interface ConformanceTarget {
@@ -169,6 +170,7 @@ export function runStorageConformance(target: ConformanceTarget): void {
 
     authRepoCases(() => s);
     walletRepoCases(() => s);
+    totpRepoCases(() => s);
 
     describe('transactions', () => {
       it('commits every write of a transaction', async () => {

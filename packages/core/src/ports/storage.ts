@@ -3,6 +3,7 @@ import type { MagicLinkRepo } from '../magic-links/repo.js';
 import type { OtpRepo } from '../otps/repo.js';
 import type { RateLimitRepo } from '../rate-limits/repo.js';
 import type { SessionRepo, SigningKeyRepo } from '../sessions/repo.js';
+import type { TotpRepo } from '../totps/repo.js';
 import type { ContactRepo, UserRepo } from '../users/repo.js';
 import type { SeedRepo, WalletRepo } from '../wallets/repo.js';
 
@@ -21,6 +22,7 @@ export interface Storage {
   phoneNumbers: ContactRepo;
   otps: OtpRepo;
   magicLinks: MagicLinkRepo;
+  totps: TotpRepo;
   sessions: SessionRepo;
   signingKeys: SigningKeyRepo;
   rateLimits: RateLimitRepo;
