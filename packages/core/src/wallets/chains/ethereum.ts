@@ -1,0 +1,61 @@
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { hex } from '@scure/base';
+import { utf8 } from '../../crypto/encoding.js';
+import { invalidPrivateKey, parseHex } from './bytes.js';
+import { deriveSecp256k1 } from './secp256k1-hd.js';
+import type { ChainModule, DerivedKey } from './types.js';
+
+const PATH = "m/44'/60'/0'/0/0";
+
+/** EIP-55: a hex letter is upper case when the matching nibble of keccak256(lower-case hex) is ≥ 8. */
+export function toChecksumAddress(address: string): string {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new Error('Not a 20-byte hex ethereum address.');
+  const lower = address.slice(2).toLowerCase();
+  const hash = hex.encode(keccak_256(utf8(lower)));
+  let out = '0x';
+  for (let i = 0; i < 40; i++)
+    out += Number.parseInt(hash[i]!, 16) >= 8 ? lower[i]!.toUpperCase() : lower[i]!;
+  return out;
+}
+
+/** 0x + 40 hex; a mixed-case address must carry a correct EIP-55 checksum. */
+export function isValidEthereumAddress(address: string): boolean {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return false;
+  const body = address.slice(2);
+  if (body === body.toLowerCase() || body === body.toUpperCase()) return true;
+  return toChecksumAddress(address) === address;
+}
+
+/** Whether two valid addresses name the same account, whatever their letter case. */
+export function ethereumAddressesEqual(a: string, b: string): boolean {
+  return isValidEthereumAddress(a) && isValidEthereumAddress(b) && a.toLowerCase() === b.toLowerCase();
+}
+
+function ethereumAddress(publicKey: Uint8Array): string {
+  // Compressed or uncompressed SEC1; the address hashes the 64-byte X‖Y.
+  const uncompressed = secp256k1.Point.fromBytes(publicKey).toBytes(false);
+  return toChecksumAddress(`0x${hex.encode(keccak_256(uncompressed.subarray(1)).subarray(12))}`);
+}
+
+function keyFrom(privateKey: Uint8Array, path: string | null): DerivedKey {
+  const publicKey = secp256k1.getPublicKey(privateKey, false);
+  return { privateKey, publicKey, address: ethereumAddress(publicKey), path };
+}
+
+export const ethereum: ChainModule = {
+  walletType: 'ethereum',
+  curve: 'secp256k1',
+  derivationPath: () => PATH,
+  deriveFromMnemonic: (mnemonic) => keyFrom(deriveSecp256k1(mnemonic, PATH), PATH),
+  fromPrivateKey(encoded) {
+    const key = parseHex(encoded.trim(), 32);
+    if (!key || !secp256k1.utils.isValidSecretKey(key)) {
+      throw invalidPrivateKey('An ethereum private key is 32 bytes of hex (with or without 0x).');
+    }
+    return keyFrom(key, null);
+  },
+  encodePrivateKey: (privateKey) => `0x${hex.encode(privateKey)}`,
+  address: ethereumAddress,
+  isValidAddress: isValidEthereumAddress,
+};

@@ -1,0 +1,128 @@
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { base58 } from '@scure/base';
+import { VersionedMessage } from '@solana/web3.js';
+import { LatchkeyError } from '../../errors.js';
+import { bytesEqual, wipe } from './bytes.js';
+
+const TRANSACTION_FIELD = 'sol_transaction.transaction';
+const SIGNATURE_LENGTH = 64;
+
+export interface SignedSolanaTransaction {
+  /** The wallet's signature, base58 (the transaction id when the wallet is the fee payer). */
+  signature: string;
+  /** The input with the wallet's signature in its slot; every other byte unchanged. */
+  signedTransaction: Uint8Array;
+}
+
+const invalidTransaction = (message: string, cause?: unknown) =>
+  new LatchkeyError('invalid_field', message, { field: TRANSACTION_FIELD, cause });
+
+/** Solana's compact-u16 ("shortvec"): 1 to 3 bytes, 7 bits each, low first. */
+function readCompactU16(bytes: Uint8Array, offset: number): { value: number; size: number } | undefined {
+  let value = 0;
+  for (let size = 1; size <= 3; size++) {
+    const byte = bytes[offset + size - 1];
+    if (byte === undefined) return undefined;
+    value |= (byte & 0x7f) << (7 * (size - 1));
+    if ((byte & 0x80) === 0) return value > 0xffff ? undefined : { value, size };
+  }
+  return undefined;
+}
+
+/** The 32-byte ed25519 seed of a 32-byte seed or a 64-byte seed ‖ public key secret key. */
+function seedOf(secretKey: Uint8Array): Uint8Array {
+  if (secretKey.length === 32) return secretKey;
+  if (secretKey.length === 64) return secretKey.subarray(0, 32);
+  throw new LatchkeyError('internal_error', 'A solana secret key is 32 or 64 bytes.');
+}
+
+function signerPublicKey(secretKey: Uint8Array, expectedSigner: Uint8Array | string): Uint8Array {
+  const publicKey = ed25519.getPublicKey(seedOf(secretKey));
+  const expected = typeof expectedSigner === 'string' ? base58.decode(expectedSigner) : expectedSigner;
+  const consistent = secretKey.length === 32 || bytesEqual(secretKey.subarray(32), publicKey);
+  // A key that is not the wallet's is our bug, not the caller's.
+  if (!consistent || !bytesEqual(publicKey, expected)) {
+    throw new LatchkeyError('internal_error', "The secret key is not the wallet's key.");
+  }
+  return publicKey;
+}
+
+/**
+ * Signs a serialized legacy or v0 transaction as `expectedSigner`. The wire format is
+ * compact-u16 signature count, that many 64-byte signatures, then the message; the first
+ * `numRequiredSignatures` static account keys are the signers, in signature-slot order. The
+ * message is parsed to find the wallet's slot, and the original message bytes are what is signed.
+ */
+export function signSolanaTransaction(
+  serialized: Uint8Array,
+  secretKey: Uint8Array,
+  expectedSigner: Uint8Array | string,
+): SignedSolanaTransaction {
+  const publicKey = signerPublicKey(secretKey, expectedSigner);
+  const count = readCompactU16(serialized, 0);
+  if (!count || count.value === 0) throw invalidTransaction('This is not a serialized Solana transaction.');
+  const messageStart = count.size + count.value * SIGNATURE_LENGTH;
+  const messageBytes = serialized.subarray(messageStart);
+  let message: VersionedMessage;
+  try {
+    // A first message byte with the high bit set is a versioned message (0x80 | version); the
+    // library tells legacy and v0 apart that way.
+    message = VersionedMessage.deserialize(messageBytes);
+    // Re-serializing gives back the exact bytes only when nothing was ignored or misread
+    // (trailing bytes, a short buffer read as zeros), so what was checked is what is signed.
+    if (!bytesEqual(message.serialize(), messageBytes)) throw new Error('Message does not round-trip.');
+  } catch (cause) {
+    throw invalidTransaction('This is not a serialized Solana transaction.', cause);
+  }
+  const required = message.header.numRequiredSignatures;
+  if (required !== count.value || required > message.staticAccountKeys.length) {
+    throw invalidTransaction('The transaction has a different number of signatures than required signers.');
+  }
+  const slot = message.staticAccountKeys
+    .slice(0, required)
+    .findIndex((key) => bytesEqual(key.toBytes(), publicKey));
+  if (slot < 0) throw invalidTransaction('The wallet is not one of the signers this transaction requires.');
+
+  const seed = seedOf(secretKey).slice();
+  const signature = ed25519.sign(messageBytes, seed);
+  wipe(seed);
+  const signedTransaction = serialized.slice();
+  signedTransaction.set(signature, count.size + slot * SIGNATURE_LENGTH);
+  return { signature: base58.encode(signature), signedTransaction };
+}
+
+/**
+ * Signs arbitrary off-chain bytes (what wallet apps' `signMessage` does). Bytes that parse as a
+ * transaction message are refused: their signature would authorise that transaction without the
+ * signer checks of `signSolanaTransaction`.
+ */
+export function signSolanaMessage(
+  message: Uint8Array,
+  secretKey: Uint8Array,
+  expectedSigner: Uint8Array | string,
+): { signature: string } {
+  signerPublicKey(secretKey, expectedSigner);
+  if (looksLikeTransactionMessage(message)) {
+    throw new LatchkeyError(
+      'invalid_field',
+      'This message is a Solana transaction; sign it as a transaction.',
+      {
+        field: 'message',
+      },
+    );
+  }
+  const seed = seedOf(secretKey).slice();
+  try {
+    return { signature: base58.encode(ed25519.sign(message, seed)) };
+  } finally {
+    wipe(seed);
+  }
+}
+
+function looksLikeTransactionMessage(bytes: Uint8Array): boolean {
+  try {
+    return bytesEqual(VersionedMessage.deserialize(bytes).serialize(), bytes);
+  } catch {
+    return false;
+  }
+}

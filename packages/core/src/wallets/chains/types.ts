@@ -1,0 +1,37 @@
+export type WalletType = 'ethereum' | 'solana' | 'bitcoin' | 'DOT' | 'XLM';
+
+/** Only bitcoin addresses and keys differ between networks; the other chains ignore it. */
+export type Network = 'mainnet' | 'testnet';
+
+export interface ChainOptions {
+  network?: Network;
+}
+
+/** A wallet's key pair. Callers `wipe(key.privateKey)` once they are done with it. */
+export interface DerivedKey {
+  /**
+   * The secret in the chain's raw form: the 32-byte secp256k1 scalar (ethereum, bitcoin), the
+   * 32-byte ed25519 seed (solana, XLM), the 32-byte sr25519 mini-secret (DOT from a mnemonic) or
+   * the 64-byte sr25519 secret key (DOT imported that way).
+   */
+  privateKey: Uint8Array;
+  publicKey: Uint8Array;
+  address: string;
+  /** The derivation path from the mnemonic, `''` for DOT's root key pair, null for an imported key. */
+  path: string | null;
+}
+
+export interface ChainModule {
+  readonly walletType: WalletType;
+  readonly curve: 'secp256k1' | 'ed25519' | 'sr25519';
+  /** The path `deriveFromMnemonic` uses. */
+  derivationPath(options?: ChainOptions): string;
+  /** The account key a wallet app opens from this BIP39 English mnemonic (no passphrase). */
+  deriveFromMnemonic(mnemonic: string, options?: ChainOptions): DerivedKey;
+  /** A key in the chain's usual export encoding (see docs/wallets.md, "Import formats"). */
+  fromPrivateKey(encoded: string, options?: ChainOptions): DerivedKey;
+  /** The inverse of `fromPrivateKey`: what a wallet app's "import private key" accepts. */
+  encodePrivateKey(privateKey: Uint8Array, options?: ChainOptions): string;
+  address(publicKey: Uint8Array, options?: ChainOptions): string;
+  isValidAddress(address: string, options?: ChainOptions): boolean;
+}
