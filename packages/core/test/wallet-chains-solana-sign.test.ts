@@ -1,0 +1,192 @@
+import {
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  Transaction,
+  TransactionMessage,
+  VersionedTransaction,
+} from '@solana/web3.js';
+import { decodeBase58, encodeBase58 } from 'ethers';
+import nacl from 'tweetnacl';
+import { describe, expect, it } from 'vitest';
+import { signSolanaMessage, signSolanaTransaction, solana } from '../src/wallets/chains/index.js';
+
+const MNEMONIC =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const wallet = solana.deriveFromMnemonic(MNEMONIC);
+const walletKey = new PublicKey(wallet.publicKey);
+const other = Keypair.fromSeed(new Uint8Array(32).fill(5));
+const recipient = new PublicKey(new Uint8Array(32).fill(77));
+const recentBlockhash = new PublicKey(new Uint8Array(32).fill(3)).toBase58();
+
+const transfer = (from: PublicKey) =>
+  SystemProgram.transfer({ fromPubkey: from, toPubkey: recipient, lamports: 1000 });
+
+function legacyTransaction(feePayer: PublicKey, from: PublicKey): Uint8Array {
+  const tx = new Transaction({ feePayer, recentBlockhash }).add(transfer(from));
+  return tx.serialize({ requireAllSignatures: false, verifySignatures: false });
+}
+
+function v0Transaction(payerKey: PublicKey, from: PublicKey): Uint8Array {
+  const message = new TransactionMessage({
+    payerKey,
+    recentBlockhash,
+    instructions: [transfer(from)],
+  }).compileToV0Message();
+  return new VersionedTransaction(message).serialize();
+}
+
+/** The signature bytes of a base58 string, via ethers (not the source's base58). */
+const sigBytes = (b58: string) => {
+  const n = decodeBase58(b58);
+  return new Uint8Array(Buffer.from(n.toString(16).padStart(128, '0'), 'hex'));
+};
+
+const expectRefused = (f: () => unknown) =>
+  expect(f).toThrow(
+    expect.objectContaining({ errorType: 'invalid_field', field: 'sol_transaction.transaction' }),
+  );
+
+describe('signSolanaTransaction', () => {
+  it('signs a legacy transaction the wallet pays for; web3.js and tweetnacl verify it', () => {
+    const unsigned = legacyTransaction(walletKey, walletKey);
+    const { signature, signedTransaction } = signSolanaTransaction(
+      unsigned,
+      wallet.privateKey,
+      wallet.address,
+    );
+    const tx = Transaction.from(signedTransaction);
+    expect(tx.verifySignatures()).toBe(true);
+    expect(encodeBase58(tx.signatures[0]!.signature!)).toBe(signature);
+    expect(nacl.sign.detached.verify(tx.serializeMessage(), sigBytes(signature), wallet.publicKey)).toBe(
+      true,
+    );
+    // Only the signature slot changed.
+    expect(Buffer.from(signedTransaction.subarray(65)).equals(Buffer.from(unsigned.subarray(65)))).toBe(true);
+    expect(signedTransaction.length).toBe(unsigned.length);
+  });
+
+  it('signs a v0 transaction; tweetnacl verifies the signature over the message', () => {
+    const unsigned = v0Transaction(walletKey, walletKey);
+    expect(unsigned[1 + 64]! & 0x80).toBe(0x80); // versioned
+    const { signature, signedTransaction } = signSolanaTransaction(
+      unsigned,
+      wallet.privateKey,
+      wallet.publicKey,
+    );
+    const tx = VersionedTransaction.deserialize(signedTransaction);
+    expect(encodeBase58(tx.signatures[0]!)).toBe(signature);
+    expect(nacl.sign.detached.verify(tx.message.serialize(), tx.signatures[0]!, wallet.publicKey)).toBe(true);
+  });
+
+  it('takes the 64-byte secret key form and gives the same signature (ed25519 is deterministic)', () => {
+    const unsigned = v0Transaction(walletKey, walletKey);
+    const secret64 = new Uint8Array([...wallet.privateKey, ...wallet.publicKey]);
+    expect(signSolanaTransaction(unsigned, secret64, wallet.address).signature).toBe(
+      signSolanaTransaction(unsigned, wallet.privateKey, wallet.address).signature,
+    );
+  });
+
+  it('puts the signature in slot 1 when the wallet is the second required signer', () => {
+    for (const build of [legacyTransaction, v0Transaction]) {
+      const unsigned = build(other.publicKey, walletKey);
+      expect(unsigned[0]).toBe(2);
+      const { signature, signedTransaction } = signSolanaTransaction(
+        unsigned,
+        wallet.privateKey,
+        wallet.address,
+      );
+      const tx = VersionedTransaction.deserialize(signedTransaction);
+      expect(tx.signatures[0]!.every((b) => b === 0)).toBe(true);
+      expect(encodeBase58(tx.signatures[1]!)).toBe(signature);
+      expect(nacl.sign.detached.verify(tx.message.serialize(), tx.signatures[1]!, wallet.publicKey)).toBe(
+        true,
+      );
+      // The fee payer can still add theirs and the whole transaction verifies.
+      tx.sign([other]);
+      expect(
+        tx.signatures.every((sig, i) =>
+          nacl.sign.detached.verify(tx.message.serialize(), sig, tx.message.staticAccountKeys[i]!.toBytes()),
+        ),
+      ).toBe(true);
+    }
+  });
+
+  it('refuses a transaction whose signers do not include the wallet', () => {
+    expectRefused(() =>
+      signSolanaTransaction(
+        legacyTransaction(other.publicKey, other.publicKey),
+        wallet.privateKey,
+        wallet.address,
+      ),
+    );
+    expectRefused(() =>
+      signSolanaTransaction(
+        v0Transaction(other.publicKey, other.publicKey),
+        wallet.privateKey,
+        wallet.address,
+      ),
+    );
+  });
+
+  it('refuses a wallet that is only a non-signing account of the transaction', () => {
+    const tx = new Transaction({ feePayer: other.publicKey, recentBlockhash }).add(
+      SystemProgram.transfer({ fromPubkey: other.publicKey, toPubkey: walletKey, lamports: 1 }),
+    );
+    const bytes = tx.serialize({ requireAllSignatures: false, verifySignatures: false });
+    expect(Buffer.from(bytes).includes(Buffer.from(wallet.publicKey))).toBe(true);
+    expectRefused(() => signSolanaTransaction(bytes, wallet.privateKey, wallet.address));
+  });
+
+  it('refuses garbage, empty, truncated and padded bytes', () => {
+    const good = v0Transaction(walletKey, walletKey);
+    const legacy = legacyTransaction(walletKey, walletKey);
+    const bad = [
+      new Uint8Array(0),
+      new Uint8Array([0]),
+      new Uint8Array(200).fill(0xff),
+      new Uint8Array(Buffer.from('this is not a transaction at all, just some text to sign')),
+      good.subarray(0, good.length - 1),
+      legacy.subarray(0, legacy.length - 5),
+      new Uint8Array([...good, 0]),
+      new Uint8Array([...legacy, 1, 2, 3]),
+      good.subarray(65), // the message without its signature array
+    ];
+    for (const bytes of bad)
+      expectRefused(() => signSolanaTransaction(bytes, wallet.privateKey, wallet.address));
+  });
+
+  it('refuses a signature count that differs from the required signers', () => {
+    const good = legacyTransaction(walletKey, walletKey);
+    const twoSlots = new Uint8Array([2, ...new Uint8Array(64), ...good.subarray(1)]);
+    expectRefused(() => signSolanaTransaction(twoSlots, wallet.privateKey, wallet.address));
+  });
+
+  it("fails loudly when the key is not the wallet's", () => {
+    const unsigned = legacyTransaction(walletKey, walletKey);
+    expect(() => signSolanaTransaction(unsigned, other.secretKey.subarray(0, 32), wallet.address)).toThrow(
+      expect.objectContaining({ errorType: 'internal_error' }),
+    );
+    const inconsistent = new Uint8Array([...wallet.privateKey, ...other.publicKey.toBytes()]);
+    expect(() => signSolanaTransaction(unsigned, inconsistent, wallet.address)).toThrow(
+      expect.objectContaining({ errorType: 'internal_error' }),
+    );
+  });
+});
+
+describe('signSolanaMessage', () => {
+  it('signs the raw bytes; tweetnacl verifies', () => {
+    const message = new TextEncoder().encode('Sign in to example.com\nNonce: 12345');
+    const { signature } = signSolanaMessage(message, wallet.privateKey, wallet.address);
+    expect(nacl.sign.detached.verify(message, sigBytes(signature), wallet.publicKey)).toBe(true);
+  });
+
+  it('refuses bytes that are a transaction message', () => {
+    for (const tx of [legacyTransaction(walletKey, walletKey), v0Transaction(walletKey, walletKey)]) {
+      const messageBytes = tx.subarray(65);
+      expect(() => signSolanaMessage(messageBytes, wallet.privateKey, wallet.address)).toThrow(
+        expect.objectContaining({ errorType: 'invalid_field', field: 'message' }),
+      );
+    }
+  });
+});
