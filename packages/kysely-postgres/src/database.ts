@@ -116,6 +116,30 @@ export interface SeedsTable {
   created_at: Seconds;
 }
 
+export interface TotpsTable {
+  id: string;
+  app_id: string;
+  user_id: string;
+  sealed_secret: string;
+  status: string;
+  expires_at: Seconds;
+  last_used_step: NullableSeconds;
+  failed_attempts: number;
+  locked_until: NullableSeconds;
+  verified_at: NullableSeconds;
+  created_at: Seconds;
+}
+
+export interface RecoveryCodesTable {
+  id: string;
+  app_id: string;
+  user_id: string;
+  totp_id: string;
+  code_hash: string;
+  used_at: NullableSeconds;
+  created_at: Seconds;
+}
+
 /** Fixed-window counters; `key` names what is limited, and is not scoped by App. */
 export interface RateLimitsTable {
   key: string;
@@ -139,6 +163,8 @@ export interface Database {
   rate_limits: RateLimitsTable;
   wallets: WalletsTable;
   seeds: SeedsTable;
+  totps: TotpsTable;
+  recovery_codes: RecoveryCodesTable;
 }
 
 export type LatchkeyDb = Kysely<Database>;

@@ -10,6 +10,7 @@ import { kyselyOtpRepo } from './repos/otp-repo.js';
 import { kyselyRateLimitRepo } from './repos/rate-limit-repo.js';
 import { kyselySessionRepo } from './repos/session-repo.js';
 import { kyselySigningKeyRepo } from './repos/signing-key-repo.js';
+import { kyselyTotpRepo } from './repos/totp-repo.js';
 import { kyselyUserRepo } from './repos/user-repo.js';
 import { kyselySeedRepo, kyselyWalletRepo } from './repos/wallet-repo.js';
 import { toStorageError, withStorageErrors } from './storage-errors.js';
@@ -58,6 +59,7 @@ function bind(root: Kysely<Database>, schema: string | undefined): Storage {
     rateLimits: withStorageErrors(kyselyRateLimitRepo(db)),
     wallets: withStorageErrors(kyselyWalletRepo(db)),
     seeds: withStorageErrors(kyselySeedRepo(db)),
+    totps: withStorageErrors(kyselyTotpRepo(db)),
     async transaction(fn) {
       // Inside a transaction (ours, or one the host handed in as `db`), nested calls join it.
       if (root.isTransaction) return fn(storage);

@@ -47,7 +47,7 @@ const openPostgres = async (): Promise<Database> => {
   };
 };
 
-const ALL = ['0001_initial', '0002_auth', '0003_magic_links', '0004_wallets'];
+const ALL = ['0001_initial', '0002_auth', '0003_magic_links', '0004_wallets', '0005_totps'];
 
 // "column type nullable", in table order.
 const CONTACT_COLUMNS = [
@@ -153,6 +153,28 @@ const COLUMNS: Record<string, string[]> = {
     'sealed_entropy text NO',
     'created_at bigint NO',
   ],
+  totps: [
+    'id text NO',
+    'app_id text NO',
+    'user_id text NO',
+    'sealed_secret text NO',
+    'status text NO',
+    'expires_at bigint NO',
+    'last_used_step bigint YES',
+    'failed_attempts integer NO',
+    'locked_until bigint YES',
+    'verified_at bigint YES',
+    'created_at bigint NO',
+  ],
+  recovery_codes: [
+    'id text NO',
+    'app_id text NO',
+    'user_id text NO',
+    'totp_id text NO',
+    'code_hash text NO',
+    'used_at bigint YES',
+    'created_at bigint NO',
+  ],
 };
 
 const openers = DATABASE_URL ? { pglite: openPglite, postgres: openPostgres } : { pglite: openPglite };
@@ -228,7 +250,7 @@ for (const [name, open] of Object.entries(openers)) {
         },
       ]);
       const primaryKeys = constraints.filter((c) => c.type === 'PRIMARY KEY').map((c) => c.columns);
-      expect(primaryKeys.sort()).toEqual([...Array(10).fill('id'), 'key,window_start']);
+      expect(primaryKeys.sort()).toEqual([...Array(12).fill('id'), 'key,window_start']);
     });
 
     it('cascades deletes from users to their contacts, codes and sessions', async () => {
@@ -298,6 +320,10 @@ for (const [name, open] of Object.entries(openers)) {
       expect(def('wallets_one_default_idx')).toMatch(
         /UNIQUE INDEX .*\(app_id, user_id, wallet_type\) WHERE \(is_default = true\)$/,
       );
+      expect(def('totps_one_active_idx')).toMatch(
+        /UNIQUE INDEX .*\(app_id, user_id\) WHERE \(status = 'active'::text\)$/,
+      );
+      expect(def('recovery_codes_totp_id_code_hash_idx')).toMatch(/\(totp_id, code_hash\)$/);
       expect(def('wallets_app_id_user_id_id_idx')).toMatch(/\(app_id, user_id, id\)$/);
       // Wallet pages go by id: byte order, whatever the database's default collation.
       const [walletId] = await db.sql<{ collation_name: string }>(

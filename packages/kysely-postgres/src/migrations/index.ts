@@ -3,6 +3,7 @@ import * as initial from './0001_initial.js';
 import * as auth from './0002_auth.js';
 import * as magicLinks from './0003_magic_links.js';
 import * as wallets from './0004_wallets.js';
+import * as totps from './0005_totps.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so bundlers keep
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0002_auth': auth,
   '0003_magic_links': magicLinks,
   '0004_wallets': wallets,
+  '0005_totps': totps,
 };
