@@ -250,6 +250,10 @@ describe('bitcoin', () => {
     expect(bitcoin.fromPrivateKey(testWif, { network: 'testnet' }).address).toBe(
       'tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl',
     );
+    // Electrum's export form names the script type.
+    expect(bitcoin.fromPrivateKey(`p2wpkh:${mainWif}`).address).toBe(key.address);
+    expectInvalidPrivateKey(() => bitcoin.fromPrivateKey(`p2pkh:${mainWif}`));
+    expectInvalidPrivateKey(() => bitcoin.fromPrivateKey(`p2wpkh-p2sh:${mainWif}`));
     expectInvalidPrivateKey(() => bitcoin.fromPrivateKey(testWif));
     expectInvalidPrivateKey(() => bitcoin.fromPrivateKey(mainWif, { network: 'testnet' }));
   });

@@ -51,9 +51,11 @@ function keyFrom(privateKey: Uint8Array, path: string | null, options?: ChainOpt
   return { privateKey, publicKey, address: p2wpkhAddress(publicKey, options), path };
 }
 
-/** WIF for a compressed key (P2WPKH needs one) of the given network, or 32 bytes of hex. */
+/** WIF of a compressed key (P2WPKH needs one) for the network, optionally `p2wpkh:`-prefixed, or 32 bytes of hex. */
 function decodePrivateKey(encoded: string, network: Network): Uint8Array {
-  const s = encoded.trim();
+  // Electrum exports WIF with the script type in front; only P2WPKH is this wallet's address.
+  const s = encoded.trim().replace(/^p2wpkh:/, '');
+  if (/^[a-z0-9-]+:/.test(s)) throw invalidPrivateKey('Only p2wpkh keys (native segwit) can be imported.');
   const raw = parseHex(s, 32);
   if (raw) return raw;
   let payload: Uint8Array;
