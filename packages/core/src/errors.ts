@@ -21,6 +21,25 @@ export const errorCatalogue = {
     status: 400,
     message: 'No redirect URL was given and the App has no default redirect URL configured.',
   },
+  invalid_mnemonic: { status: 400, message: 'The mnemonic is not a valid BIP39 phrase.' },
+  invalid_private_key: {
+    status: 400,
+    message: "The private key is not valid in this chain's usual encoding.",
+  },
+  invalid_recipient_key: {
+    status: 400,
+    message: 'The recipient public key is not a P-256 (SEC1) or X25519 public key.',
+  },
+  invalid_transaction: { status: 400, message: 'The transaction could not be decoded.' },
+  wallet_type_mismatch: { status: 400, message: "This operation does not suit the wallet's type." },
+  wallet_not_a_signer: {
+    status: 400,
+    message: 'The wallet is not among the required signers of this transaction.',
+  },
+  wallet_read_only: {
+    status: 400,
+    message: 'This wallet is read-only: Latchkey holds no key for it.',
+  },
   // 401: no valid proof
   unauthorized: { status: 401, message: 'Missing or invalid API key in the Authorization header.' },
   otp_code_invalid: { status: 401, message: 'The passcode is wrong.' },
@@ -34,6 +53,14 @@ export const errorCatalogue = {
     status: 401,
     message: 'The device verifying does not match the device that asked for the passcode or link.',
   },
+  totp_code_invalid: { status: 401, message: 'The TOTP code is wrong.' },
+  totp_code_used: { status: 401, message: 'This TOTP code was already used; wait for the next one.' },
+  totp_expired: {
+    status: 401,
+    message: 'The TOTP was not verified within its window; create a new one.',
+  },
+  recovery_code_invalid: { status: 401, message: 'The recovery code is wrong.' },
+  recovery_code_used: { status: 401, message: 'This recovery code was already used.' },
   magic_link_expired: { status: 401, message: 'The magic link has expired; ask for a new one.' },
   magic_link_used: { status: 401, message: 'The magic link was already used; ask for a new one.' },
   session_not_found: { status: 401, message: 'No live session matches this token or JWT.' },
@@ -52,6 +79,11 @@ export const errorCatalogue = {
   user_not_found: { status: 404, message: 'No user with this id.' },
   email_not_found: { status: 404, message: 'No email with this id.' },
   phone_number_not_found: { status: 404, message: 'No phone number with this id.' },
+  totp_not_found: {
+    status: 404,
+    message: 'No TOTP with this id, or the user has none (active or pending as needed).',
+  },
+  wallet_not_found: { status: 404, message: 'No wallet with this id.' },
   magic_link_not_found: { status: 404, message: 'No magic link matches this token.' },
   otp_code_not_found: {
     status: 404,
@@ -72,8 +104,20 @@ export const errorCatalogue = {
     status: 409,
     message: 'This phone number belongs to another user of this App.',
   },
+  totp_already_active: {
+    status: 409,
+    message: 'The user already has an active TOTP; delete it before creating another.',
+  },
+  duplicate_wallet: {
+    status: 409,
+    message: 'A wallet with this address and type already exists in this App.',
+  },
   request_too_large: { status: 413, message: 'The request body is larger than the limit.' },
   unsupported_media_type: { status: 415, message: 'Send the request body as application/json.' },
+  totp_locked: {
+    status: 429,
+    message: 'Too many wrong TOTP codes; try again after the time in Retry-After.',
+  },
   rate_limited: { status: 429, message: 'Too many requests; retry after the time in Retry-After.' },
   // 5xx: our side, or a dependency
   internal_error: { status: 500, message: 'Something went wrong on our side.' },

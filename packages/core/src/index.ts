@@ -46,6 +46,9 @@ export type {
 } from './sessions/repo.js';
 export type { Session } from './sessions/schema.js';
 export type { IssuedSession, SessionFields, SessionService } from './sessions/service.js';
+export { matchingStep, provisioningUri } from './totps/code-check.js';
+export type { RecoveryCodeRecord, TotpRecord, TotpRepo } from './totps/repo.js';
+export type { TotpService } from './totps/service.js';
 export type { ContactRecord, ContactRepo, UserName, UserRecord, UserRepo, UserStatus } from './users/repo.js';
 export type { CreateUserRequest, CreateUserResponse, User } from './users/schema.js';
 export type { UserService } from './users/service.js';
@@ -61,4 +64,3 @@ export type {
   WalletType,
 } from './wallets/repo.js';
 export { WALLET_TYPES } from './wallets/repo.js';
-export type { RecoveryCodeRecord, TotpRecord, TotpRepo } from './totps/repo.js';

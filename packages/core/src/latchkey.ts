@@ -17,6 +17,7 @@ import { storageRateLimiter } from './rate-limits/storage-rate-limiter.js';
 import { DEFAULT_JWT_ISSUER } from './sessions/jwt.js';
 import { sessionService } from './sessions/service.js';
 import { signingKeys } from './sessions/signing-keys.js';
+import { totpService } from './totps/service.js';
 import { userService } from './users/service.js';
 import { localKeyVault } from './vault/local-key-vault.js';
 import { VERSION } from './version.js';
@@ -46,9 +47,10 @@ export function createLatchkey(options: LatchkeyOptions) {
   });
   const otps = otpService(kernel, sessions);
   const magicLinks = magicLinkService(kernel, sessions);
+  const totps = totpService(kernel, sessions);
   const http = createHttpApp(
     kernel,
-    { apps, users, sessions, otps, magicLinks },
+    { apps, users, sessions, otps, magicLinks, totps },
     {
       maxBodyBytes: opts.http.maxBodyBytes,
       version: VERSION,
@@ -62,6 +64,7 @@ export function createLatchkey(options: LatchkeyOptions) {
     sessions,
     otps,
     magicLinks,
+    totps,
     storage: opts.storage,
     /** The `/v1` HTTP API as a Web-standard handler. `env.clientIp` feeds device fingerprints. */
     fetch: (request: Request, env: { clientIp?: string | undefined } = {}): Promise<Response> =>

@@ -17,6 +17,10 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/auth/sessions/authenticate': { session_token: 'lks_x' },
   'POST /v1/auth/magic_links/email/login_or_create': { email: 'valid@example.com' },
   'POST /v1/auth/magic_links/authenticate': { token: 'not-a-real-token' },
+  'POST /v1/auth/totps/create': { user_id: 'user_x' },
+  'POST /v1/auth/totps/verify': { user_id: 'user_x', totp_code: '123456' },
+  'POST /v1/auth/totps/authenticate': { user_id: 'user_x', totp_code: '123456' },
+  'POST /v1/auth/totps/recover': { user_id: 'user_x', recovery_code: 'aaaaa-aaaaa' },
   'POST /v1/auth/sessions/revoke': { session_id: 'session_x' },
 };
 

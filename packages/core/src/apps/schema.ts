@@ -48,10 +48,24 @@ export const appSettingsSchema = z.object({
       device_fingerprint_match: z.enum(['none', 'ip', 'user_agent', 'both']).default('none'),
     })
     .prefault({}),
+  totp: z
+    .object({
+      /** Wrong codes (TOTP or recovery) before the TOTP locks. */
+      max_failures: z.int().min(1).max(100).default(10),
+      /** How long a lock-out lasts. */
+      lockout_minutes: z.int().min(1).max(1440).default(15),
+    })
+    .prefault({}),
   magic_links: z
     .object({
       /** What of the requester's device_fingerprint the authenticating device must repeat. */
       device_fingerprint_match: z.enum(['none', 'ip', 'user_agent', 'both']).default('none'),
+    })
+    .prefault({}),
+  wallets: z
+    .object({
+      /** Network for new wallets where the address format differs (bitcoin `tb1q…` on testnet). */
+      network: z.enum(['mainnet', 'testnet']).default('mainnet'),
     })
     .prefault({}),
   rate_limits: z

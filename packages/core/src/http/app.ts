@@ -10,6 +10,8 @@ import { registerOtpRoutes } from '../otps/routes.js';
 import type { OtpService } from '../otps/service.js';
 import { PUBLIC_JWKS_PATH, registerSessionRoutes } from '../sessions/routes.js';
 import type { SessionService } from '../sessions/service.js';
+import { registerTotpRoutes } from '../totps/routes.js';
+import type { TotpService } from '../totps/service.js';
 import { registerUserRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
 import type { HttpApp, HttpEnv } from './env.js';
@@ -24,6 +26,7 @@ export interface HttpServices {
   sessions: SessionService;
   otps: OtpService;
   magicLinks: MagicLinkService;
+  totps: TotpService;
 }
 
 export interface HttpOptions {
@@ -52,6 +55,7 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   registerUserRoutes(app, services.users);
   registerOtpRoutes(app, services.otps);
   registerMagicLinkRoutes(app, services.magicLinks);
+  registerTotpRoutes(app, services.totps);
   registerSessionRoutes(app, services.sessions);
 
   const allowedMethods = methodTable(app);

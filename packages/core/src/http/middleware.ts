@@ -4,6 +4,7 @@ import { newSecret } from '../crypto/ids.js';
 import { LatchkeyError } from '../errors.js';
 import type { RandomSource } from '../ports/random.js';
 import type { HttpEnv } from './env.js';
+import { secretKeySecurity } from './security.js';
 
 type Middleware = MiddlewareHandler<HttpEnv>;
 
@@ -82,3 +83,6 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
   }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/** Route options for routes that need the App's secret key: documented and enforced together. */
+export const secretKeyOnly = { security: secretKeySecurity, middleware: requireSecretKey };

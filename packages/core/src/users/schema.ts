@@ -42,8 +42,15 @@ export const userSchema = z
     emails: z.array(emailViewSchema),
     phone_numbers: z.array(phoneNumberViewSchema),
     webauthn_credentials: z.array(z.object({ webauthn_credential_id: z.string() }).passthrough()),
-    totps: z.array(z.object({ totp_id: z.string() }).passthrough()),
-    wallets: z.array(z.object({ wallet_id: z.string() }).passthrough()),
+    totps: z.array(z.object({ totp_id: z.string(), verified: z.boolean() })),
+    wallets: z.array(
+      z.object({
+        wallet_id: z.string(),
+        wallet_type: z.string(),
+        public_address: z.string(),
+        is_default: z.boolean(),
+      }),
+    ),
     created_at: z.int(),
     updated_at: z.int(),
   })

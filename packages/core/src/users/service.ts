@@ -10,9 +10,11 @@ export type UserService = ReturnType<typeof userService>;
 
 export function userService(k: Kernel) {
   async function view(storage: Storage, user: UserRecord): Promise<User> {
-    const [emails, phones] = await Promise.all([
+    const [emails, phones, totp, wallets] = await Promise.all([
       storage.emails.listByUser(user.app_id, user.id),
       storage.phoneNumbers.listByUser(user.app_id, user.id),
+      storage.totps.getForUser(user.app_id, user.id),
+      storage.wallets.list(user.app_id, { userId: user.id, limit: 1000 }),
     ]);
     return {
       user_id: user.id,
@@ -29,8 +31,13 @@ export function userService(k: Kernel) {
         verified: p.verified_at !== null,
       })),
       webauthn_credentials: [],
-      totps: [],
-      wallets: [],
+      totps: totp ? [{ totp_id: totp.id, verified: totp.status === 'active' }] : [],
+      wallets: wallets.wallets.map((w) => ({
+        wallet_id: w.id,
+        wallet_type: w.wallet_type,
+        public_address: w.public_address,
+        is_default: w.is_default,
+      })),
       created_at: user.created_at,
       updated_at: user.updated_at,
     };
