@@ -22,7 +22,10 @@ export interface Measurement {
   total: number;
 }
 
-export async function measure(target: Target, options: { duration: number; connections: number }): Promise<Measurement> {
+export async function measure(
+  target: Target,
+  options: { duration: number; connections: number },
+): Promise<Measurement> {
   const headers = { 'content-type': 'application/json', ...target.headers };
   const options_: Options = {
     url: target.url,

@@ -36,30 +36,47 @@ try {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${await res.text()}`);
-    return res.json() as Promise<Record<string, any>>;
+    return res.json() as Promise<Record<string, string>>;
   };
   const secret = { authorization: `Bearer ${secret_key}` };
   const publicKey = { authorization: `Bearer ${public_token}` };
 
   console.log(`Preparing data on ${server.info.storage} …`);
-  const user = await call('POST', '/v1/auth/users', { email: 'bench.user@example.com', name: { first_name: 'Bench' } });
-  const login = await call('POST', '/v1/auth/otps/email/login_or_create', { email: 'bench.session@example.com' });
+  const user = await call('POST', '/v1/auth/users', {
+    email: 'bench.user@example.com',
+    name: { first_name: 'Bench' },
+  });
+  const login = await call('POST', '/v1/auth/otps/email/login_or_create', {
+    email: 'bench.session@example.com',
+  });
   const outbox = path.join(dataDir, 'outbox.jsonl');
   const sessionCode = (await readOutbox(outbox)).at(-1)!.code;
-  const session = await call('POST', '/v1/auth/otps/verify', { method_id: login.method_id, otp: sessionCode, session_expires_in: 600 });
+  const session = await call('POST', '/v1/auth/otps/verify', {
+    method_id: login.method_id,
+    otp: sessionCode,
+    session_expires_in: 600,
+  });
 
   // Passcodes are single use: send one per address first, then verify each once.
   const methods: string[] = [];
   for (let i = 0; i < verifyCodes; i += 50) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, verifyCodes - i) }, (_, j) =>
-        call('POST', '/v1/auth/otps/email/login_or_create', { email: `bench.${i + j}@example.com` }, public_token),
+        call(
+          'POST',
+          '/v1/auth/otps/email/login_or_create',
+          { email: `bench.${i + j}@example.com` },
+          public_token,
+        ),
       ),
     );
     methods.push(...batch.map((b) => b.method_id as string));
   }
   const codeByAddress = new Map((await readOutbox(outbox)).map((m) => [m.to, m.code]));
-  const verifyBodies = methods.map((method_id, i) => ({ method_id, otp: codeByAddress.get(`bench.${i}@example.com`) }));
+  const verifyBodies = methods.map((method_id, i) => ({
+    method_id,
+    otp: codeByAddress.get(`bench.${i}@example.com`),
+  }));
   let nextVerify = 0;
 
   const targets: Target[] = [
@@ -97,13 +114,25 @@ try {
     results.push(await measure(target, { duration, connections }));
   }
   const ceiling = results.find((r) => r.name === 'bare Express')!.requests_per_second;
-  const rows = results.map((r) => ({ ...r, vs_bare_express: Number((r.requests_per_second / ceiling).toFixed(3)) }));
-  console.log(`\nLatchkey bench: ${server.info.storage}, ${connections} connections, ${duration} s per endpoint\n`);
+  const rows = results.map((r) => ({
+    ...r,
+    vs_bare_express: Number((r.requests_per_second / ceiling).toFixed(3)),
+  }));
+  console.log(
+    `\nLatchkey bench: ${server.info.storage}, ${connections} connections, ${duration} s per endpoint\n`,
+  );
   console.table(
     Object.fromEntries(
       rows.map((r) => [
         r.name,
-        { 'req/s': r.requests_per_second, 'p50 ms': r.p50_ms, 'p99 ms': r.p99_ms, errors: r.errors, 'non-2xx': r.non_2xx, 'vs Express': r.vs_bare_express },
+        {
+          'req/s': r.requests_per_second,
+          'p50 ms': r.p50_ms,
+          'p99 ms': r.p99_ms,
+          errors: r.errors,
+          'non-2xx': r.non_2xx,
+          'vs Express': r.vs_bare_express,
+        },
       ]),
     ),
   );

@@ -10,7 +10,9 @@ const { app_id, secret_key, public_token } = await server.latchkey.apps.create({
   name: 'bench',
   settings: { rate_limits: { per_app: { limit: 1_000_000 }, per_destination: { limit: 1_000_000 } } },
 });
-console.log(JSON.stringify({ url: server.url, storage: server.storageDescription, app_id, secret_key, public_token }));
+console.log(
+  JSON.stringify({ url: server.url, storage: server.storageDescription, app_id, secret_key, public_token }),
+);
 process.on('SIGTERM', () => {
   server.close().then(() => process.exit(0));
 });

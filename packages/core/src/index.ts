@@ -54,6 +54,8 @@ export type { CreateUserRequest, CreateUserResponse, User } from './users/schema
 export type { UserService } from './users/service.js';
 export * from './vault/index.js';
 export { VERSION } from './version.js';
+export type { ChainModule, DerivedKey } from './wallets/chains/index.js';
+export { chainModules } from './wallets/chains/index.js';
 export type {
   SeedRecord,
   SeedRepo,
@@ -64,3 +66,5 @@ export type {
   WalletType,
 } from './wallets/repo.js';
 export { WALLET_TYPES } from './wallets/repo.js';
+export type { Wallet } from './wallets/schema.js';
+export type { WalletService } from './wallets/service.js';

@@ -21,6 +21,7 @@ import { totpService } from './totps/service.js';
 import { userService } from './users/service.js';
 import { localKeyVault } from './vault/local-key-vault.js';
 import { VERSION } from './version.js';
+import { walletService } from './wallets/service.js';
 
 export type Latchkey = ReturnType<typeof createLatchkey>;
 
@@ -48,9 +49,10 @@ export function createLatchkey(options: LatchkeyOptions) {
   const otps = otpService(kernel, sessions);
   const magicLinks = magicLinkService(kernel, sessions);
   const totps = totpService(kernel, sessions);
+  const wallets = walletService(kernel);
   const http = createHttpApp(
     kernel,
-    { apps, users, sessions, otps, magicLinks, totps },
+    { apps, users, sessions, otps, magicLinks, totps, wallets },
     {
       maxBodyBytes: opts.http.maxBodyBytes,
       version: VERSION,
@@ -65,6 +67,7 @@ export function createLatchkey(options: LatchkeyOptions) {
     otps,
     magicLinks,
     totps,
+    wallets,
     storage: opts.storage,
     /** The `/v1` HTTP API as a Web-standard handler. `env.clientIp` feeds device fingerprints. */
     fetch: (request: Request, env: { clientIp?: string | undefined } = {}): Promise<Response> =>

@@ -18,6 +18,16 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/auth/magic_links/email/login_or_create': { email: 'valid@example.com' },
   'POST /v1/auth/magic_links/authenticate': { token: 'not-a-real-token' },
   'POST /v1/auth/totps/create': { user_id: 'user_x' },
+  'POST /v1/wallets/create': { wallet_type: 'ethereum', user_id: 'user_x' },
+  'POST /v1/wallets/import': {
+    user_id: 'user_x',
+    wallet_type: 'ethereum',
+    private_key: `0x${'11'.repeat(32)}`,
+  },
+  'POST /v1/wallets/{wallet_id}/export': { recipient_public_key: 'aa'.repeat(32) },
+  'POST /v1/wallets/{wallet_id}/sign_transaction': {
+    sol_transaction: { transaction: 'AAAA', encoding: 'base64' },
+  },
   'POST /v1/auth/totps/verify': { user_id: 'user_x', totp_code: '123456' },
   'POST /v1/auth/totps/authenticate': { user_id: 'user_x', totp_code: '123456' },
   'POST /v1/auth/totps/recover': { user_id: 'user_x', recovery_code: 'aaaaa-aaaaa' },

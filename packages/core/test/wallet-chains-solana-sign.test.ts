@@ -42,10 +42,9 @@ const sigBytes = (b58: string) => {
   return new Uint8Array(Buffer.from(n.toString(16).padStart(128, '0'), 'hex'));
 };
 
-const expectRefused = (f: () => unknown) =>
-  expect(f).toThrow(
-    expect.objectContaining({ errorType: 'invalid_field', field: 'sol_transaction.transaction' }),
-  );
+const expectRefused = (f: () => unknown, errorType = 'invalid_transaction') =>
+  expect(f).toThrow(expect.objectContaining({ errorType, field: 'sol_transaction.transaction' }));
+const expectNotSigner = (f: () => unknown) => expectRefused(f, 'wallet_not_a_signer');
 
 describe('signSolanaTransaction', () => {
   it('signs a legacy transaction the wallet pays for; web3.js and tweetnacl verify it', () => {
@@ -113,14 +112,14 @@ describe('signSolanaTransaction', () => {
   });
 
   it('refuses a transaction whose signers do not include the wallet', () => {
-    expectRefused(() =>
+    expectNotSigner(() =>
       signSolanaTransaction(
         legacyTransaction(other.publicKey, other.publicKey),
         wallet.privateKey,
         wallet.address,
       ),
     );
-    expectRefused(() =>
+    expectNotSigner(() =>
       signSolanaTransaction(
         v0Transaction(other.publicKey, other.publicKey),
         wallet.privateKey,
@@ -135,7 +134,7 @@ describe('signSolanaTransaction', () => {
     );
     const bytes = tx.serialize({ requireAllSignatures: false, verifySignatures: false });
     expect(Buffer.from(bytes).includes(Buffer.from(wallet.publicKey))).toBe(true);
-    expectRefused(() => signSolanaTransaction(bytes, wallet.privateKey, wallet.address));
+    expectNotSigner(() => signSolanaTransaction(bytes, wallet.privateKey, wallet.address));
   });
 
   it('refuses garbage, empty, truncated and padded bytes', () => {

@@ -81,7 +81,7 @@ const oracleBase58check = (payload: Uint8Array) => {
 };
 
 const expectInvalidPrivateKey = (f: () => unknown) =>
-  expect(f).toThrow(expect.objectContaining({ errorType: 'invalid_field', field: 'private_key' }));
+  expect(f).toThrow(expect.objectContaining({ errorType: 'invalid_private_key', field: 'private_key' }));
 
 describe('registry', () => {
   it('has one module per wallet type, each named for its type', () => {
@@ -112,7 +112,7 @@ describe('mnemonics', () => {
     for (const bad of ['abandon '.repeat(12).trim(), 'hello world', `${ABANDON} about`]) {
       for (const module of Object.values(chainModules)) {
         expect(() => module.deriveFromMnemonic(bad)).toThrow(
-          expect.objectContaining({ errorType: 'invalid_field', field: 'mnemonic' }),
+          expect.objectContaining({ errorType: 'invalid_mnemonic', field: 'mnemonic' }),
         );
       }
     }

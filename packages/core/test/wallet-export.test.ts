@@ -231,7 +231,7 @@ describe('encryptForRecipient', () => {
     ];
     for (const key of bad) {
       expect(() => encryptForRecipient(SECRET, key)).toThrow(
-        expect.objectContaining({ errorType: 'invalid_field', field: 'recipient_public_key' }),
+        expect.objectContaining({ errorType: 'invalid_recipient_key', field: 'recipient_public_key' }),
       );
     }
   });

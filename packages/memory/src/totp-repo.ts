@@ -37,7 +37,7 @@ export function memoryTotpRepo(
     },
     async activate(appId, id, now, step) {
       const row = owned(appId, id);
-      if (!row || row.status !== 'pending' || row.expires_at <= now || ofUser(appId, row.user_id, 'active'))
+      if (row?.status !== 'pending' || row.expires_at <= now || ofUser(appId, row.user_id, 'active'))
         return null;
       Object.assign(row, { status: 'active', verified_at: now, last_used_step: step, failed_attempts: 0 });
       return copy(row);

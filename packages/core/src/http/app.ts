@@ -14,6 +14,8 @@ import { registerTotpRoutes } from '../totps/routes.js';
 import type { TotpService } from '../totps/service.js';
 import { registerUserRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
+import { registerWalletRoutes } from '../wallets/routes.js';
+import type { WalletService } from '../wallets/service.js';
 import type { HttpApp, HttpEnv } from './env.js';
 import { errorResponse } from './error-body.js';
 import { apiKeyMiddleware, jsonBodyMiddleware, requestIdMiddleware } from './middleware.js';
@@ -27,6 +29,7 @@ export interface HttpServices {
   otps: OtpService;
   magicLinks: MagicLinkService;
   totps: TotpService;
+  wallets: WalletService;
 }
 
 export interface HttpOptions {
@@ -57,6 +60,7 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   registerMagicLinkRoutes(app, services.magicLinks);
   registerTotpRoutes(app, services.totps);
   registerSessionRoutes(app, services.sessions);
+  registerWalletRoutes(app, services.wallets);
 
   const allowedMethods = methodTable(app);
   app.notFound((c) => {

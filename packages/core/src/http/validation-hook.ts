@@ -15,7 +15,7 @@ export function validationError(error: z.ZodError, target: string, input: unknow
     const field = path ? `${path}.${key}` : key;
     return new LatchkeyError('unknown_field', `Unknown ${where}field '${field}'.`, { field });
   }
-  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) {
+  if (path !== '' && valueAt(input, issue.path) === undefined) {
     return new LatchkeyError('missing_field', `Missing required ${where}field '${path}'.`, { field: path });
   }
   if (issue.code === 'invalid_type' && path === '') {

@@ -38,7 +38,7 @@ export function totpService(k: Kernel, sessions: SessionService) {
   async function checkActive(appId: string, userId: string, check: (totp: TotpRecord) => Promise<boolean>) {
     const app = await k.app(appId);
     const totp = await k.storage.totps.getForUser(appId, userId);
-    if (!totp || totp.status !== 'active') throw new LatchkeyError('totp_not_found');
+    if (totp?.status !== 'active') throw new LatchkeyError('totp_not_found');
     const now = k.now();
     if (totp.locked_until !== null && totp.locked_until > now) {
       throw new LatchkeyError('totp_locked', undefined, { retryAfter: totp.locked_until - now });

@@ -7,7 +7,7 @@ export function wipe(...arrays: (Uint8Array | null | undefined)[]): void {
 }
 
 export const invalidPrivateKey = (message: string, cause?: unknown): LatchkeyError =>
-  new LatchkeyError('invalid_field', message, { field: 'private_key', cause });
+  new LatchkeyError('invalid_private_key', message, { field: 'private_key', cause });
 
 /** Hex with or without `0x`, of exactly `lengths` bytes; undefined when it is not that. */
 export function parseHex(s: string, ...lengths: number[]): Uint8Array | undefined {

@@ -4,7 +4,7 @@ import { LatchkeyError } from '../../errors.js';
 import type { RandomSource } from '../../ports/random.js';
 
 const invalidMnemonic = () =>
-  new LatchkeyError('invalid_field', 'The mnemonic is not a valid BIP39 English mnemonic.', {
+  new LatchkeyError('invalid_mnemonic', 'The mnemonic is not a valid BIP39 English mnemonic.', {
     field: 'mnemonic',
   });
 

@@ -15,7 +15,7 @@ export interface SignedSolanaTransaction {
 }
 
 const invalidTransaction = (message: string, cause?: unknown) =>
-  new LatchkeyError('invalid_field', message, { field: TRANSACTION_FIELD, cause });
+  new LatchkeyError('invalid_transaction', message, { field: TRANSACTION_FIELD, cause });
 
 /** Solana's compact-u16 ("shortvec"): 1 to 3 bytes, 7 bits each, low first. */
 function readCompactU16(bytes: Uint8Array, offset: number): { value: number; size: number } | undefined {
@@ -81,7 +81,7 @@ export function signSolanaTransaction(
   const slot = message.staticAccountKeys
     .slice(0, required)
     .findIndex((key) => bytesEqual(key.toBytes(), publicKey));
-  if (slot < 0) throw invalidTransaction('The wallet is not one of the signers this transaction requires.');
+  if (slot < 0) throw new LatchkeyError('wallet_not_a_signer', undefined, { field: TRANSACTION_FIELD });
 
   const seed = seedOf(secretKey).slice();
   const signature = ed25519.sign(messageBytes, seed);

@@ -73,4 +73,4 @@ export function encryptForRecipient(
 }
 
 const invalidRecipient = (message: string, cause?: unknown) =>
-  new LatchkeyError('invalid_field', message, { field: 'recipient_public_key', cause });
+  new LatchkeyError('invalid_recipient_key', message, { field: 'recipient_public_key', cause });

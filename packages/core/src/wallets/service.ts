@@ -1,0 +1,280 @@
+import { LatchkeyError } from '../errors.js';
+import type { Kernel } from '../kernel.js';
+import {
+  chainModules,
+  type DerivedKey,
+  mnemonicFromEntropy,
+  normalizeMnemonic,
+  signSolanaTransaction,
+  wipe,
+} from './chains/index.js';
+import { encryptForRecipient } from './export/index.js';
+import type { SeedRecord, WalletRecord, WalletType } from './repo.js';
+import type { ImportWalletRequest, SignTransactionRequest, Wallet } from './schema.js';
+import { decodeTransaction, encodeTransaction } from './transaction-encoding.js';
+
+/** The wallet as the spec's Wallet object. */
+export const walletView = (w: WalletRecord): Wallet => ({
+  id: w.id,
+  app_id: w.app_id,
+  user_id: w.user_id,
+  public_address: w.public_address,
+  wallet_type: w.wallet_type,
+  verified: w.verified,
+  is_default: w.is_default,
+  is_read_only: w.is_read_only,
+  is_imported: w.is_imported,
+  updated_at: w.updated_at,
+  created_at: w.created_at,
+});
+
+const seedContext = (appId: string, userId: string) => `latchkey/seed/${appId}/${userId}`;
+const keyContext = (w: Pick<WalletRecord, 'app_id' | 'id'>) => `latchkey/wallet-key/${w.app_id}/${w.id}`;
+
+export type WalletService = ReturnType<typeof walletService>;
+
+export function walletService(k: Kernel) {
+  async function requireUser(appId: string, userId: string) {
+    if (!(await k.storage.users.get(appId, userId))) throw new LatchkeyError('user_not_found');
+  }
+
+  async function requireWallet(appId: string, walletId: string) {
+    const wallet = await k.storage.wallets.get(appId, walletId);
+    if (!wallet) throw new LatchkeyError('wallet_not_found');
+    return wallet;
+  }
+
+  /** The user's seed, created (24 words, sealed) on their first wallet. */
+  async function seedOf(appId: string, userId: string): Promise<SeedRecord> {
+    const existing = await k.storage.seeds.get(appId, userId);
+    if (existing) return existing;
+    // 256 bits of entropy: the user's 24-word mnemonic.
+    const entropy = k.random.bytes(32);
+    try {
+      return await k.storage.seeds.insertIfAbsent({
+        id: k.id('seed'),
+        app_id: appId,
+        user_id: userId,
+        sealed_entropy: await k.vault.seal(entropy, seedContext(appId, userId)),
+        created_at: k.now(),
+      });
+    } finally {
+      wipe(entropy);
+    }
+  }
+
+  /** Runs `use` with the wallet's key, unsealed for the call only and wiped after. */
+  async function withKey<T>(wallet: WalletRecord, use: (key: DerivedKey) => T | Promise<T>): Promise<T> {
+    let key: DerivedKey;
+    if (wallet.key_source === 'seed') {
+      const seed = await k.storage.seeds.get(wallet.app_id, wallet.user_id);
+      if (!seed) throw new LatchkeyError('internal_error', 'The seed of this wallet is missing.');
+      const entropy = await k.vault.open(seed.sealed_entropy, seedContext(wallet.app_id, wallet.user_id));
+      try {
+        key = chainModules[wallet.wallet_type].deriveFromMnemonic(mnemonicFromEntropy(entropy), {
+          network: wallet.network,
+        });
+      } finally {
+        wipe(entropy);
+      }
+    } else if (wallet.key_source === 'imported' && wallet.sealed_private_key) {
+      const raw = await k.vault.open(wallet.sealed_private_key, keyContext(wallet));
+      try {
+        key = chainModules[wallet.wallet_type].fromPrivateKey(new TextDecoder().decode(raw), {
+          network: wallet.network,
+        });
+      } finally {
+        wipe(raw);
+      }
+    } else {
+      throw new LatchkeyError('wallet_read_only');
+    }
+    try {
+      if (key.address !== wallet.public_address)
+        throw new LatchkeyError('internal_error', 'Key and wallet address disagree.');
+      return await use(key);
+    } finally {
+      wipe(key.privateKey);
+    }
+  }
+
+  return {
+    /** The user's default wallet of the type, created (with the user's seed, when new) if absent. */
+    async create(appId: string, input: { user_id: string; wallet_type: WalletType }): Promise<Wallet> {
+      const found = await k.storage.wallets.getDefault(appId, input.user_id, input.wallet_type);
+      if (found) return walletView(found);
+      await requireUser(appId, input.user_id);
+      const app = await k.app(appId);
+      const network = app.settings.wallets.network;
+      const seed = await seedOf(appId, input.user_id);
+      const entropy = await k.vault.open(seed.sealed_entropy, seedContext(appId, input.user_id));
+      let derived: DerivedKey;
+      try {
+        derived = chainModules[input.wallet_type].deriveFromMnemonic(mnemonicFromEntropy(entropy), {
+          network,
+        });
+      } finally {
+        wipe(entropy);
+      }
+      wipe(derived.privateKey);
+      const now = k.now();
+      const { wallet } = await k.storage.wallets.createDefaultIfAbsent({
+        id: k.id('wallet'),
+        app_id: appId,
+        user_id: input.user_id,
+        wallet_type: input.wallet_type,
+        network,
+        public_address: derived.address,
+        key_source: 'seed',
+        derivation_path: derived.path,
+        key_id: seed.id,
+        sealed_private_key: null,
+        is_default: true,
+        is_imported: false,
+        is_read_only: false,
+        verified: true,
+        created_at: now,
+        updated_at: now,
+      });
+      return walletView(wallet);
+    },
+
+    async get(appId: string, walletId: string): Promise<Wallet> {
+      return walletView(await requireWallet(appId, walletId));
+    },
+
+    async list(
+      appId: string,
+      query: { user_id?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
+    ) {
+      const page = await k.storage.wallets.list(appId, {
+        userId: query.user_id,
+        limit: query.limit ?? 100,
+        after: query.cursor,
+      });
+      return { wallets: page.wallets.map(walletView), next_cursor: page.next_cursor };
+    },
+
+    /**
+     * Imports a key (or a mnemonic, derived by the same path as created wallets): the user's
+     * default of the type when they have none, an extra wallet otherwise.
+     */
+    async import(appId: string, input: ImportWalletRequest): Promise<Wallet> {
+      if ((input.mnemonic === undefined) === (input.private_key === undefined)) {
+        throw new LatchkeyError('missing_field', 'Send exactly one of mnemonic and private_key.', {
+          field: 'mnemonic',
+        });
+      }
+      await requireUser(appId, input.user_id);
+      const app = await k.app(appId);
+      const network = app.settings.wallets.network;
+      const chain = chainModules[input.wallet_type];
+      const key =
+        input.mnemonic !== undefined
+          ? chain.deriveFromMnemonic(normalizeMnemonic(input.mnemonic), { network })
+          : chain.fromPrivateKey(input.private_key!.trim(), { network });
+      // Kept in one canonical encoding, whatever form it arrived in.
+      const secret = chain.encodePrivateKey(key.privateKey, { network });
+      wipe(key.privateKey);
+      const now = k.now();
+      const record: WalletRecord = {
+        id: k.id('wallet'),
+        app_id: appId,
+        user_id: input.user_id,
+        wallet_type: input.wallet_type,
+        network,
+        public_address: key.address,
+        key_source: 'imported',
+        derivation_path: input.mnemonic !== undefined ? key.path : null,
+        key_id: null,
+        sealed_private_key: null,
+        is_default: false,
+        is_imported: true,
+        is_read_only: false,
+        verified: true,
+        created_at: now,
+        updated_at: now,
+      };
+      record.key_id = record.id;
+      record.sealed_private_key = await k.vault.seal(new TextEncoder().encode(secret), keyContext(record));
+      if (await k.storage.wallets.findByAddress(appId, input.wallet_type, key.address))
+        throw new LatchkeyError('duplicate_wallet');
+      const { wallet, created } = await k.storage.wallets.createDefaultIfAbsent({
+        ...record,
+        is_default: true,
+      });
+      if (created) return walletView(wallet);
+      if (!(await k.storage.wallets.insert(record)).inserted) throw new LatchkeyError('duplicate_wallet');
+      return walletView(record);
+    },
+
+    /** The wallet's private key, encrypted to the caller's public key: never in the clear. */
+    async export(appId: string, walletId: string, recipientPublicKey: string) {
+      const wallet = await requireWallet(appId, walletId);
+      const recipient = decodeRecipientKey(recipientPublicKey);
+      return withKey(wallet, (key) => {
+        const plaintext = new TextEncoder().encode(
+          chainModules[wallet.wallet_type].encodePrivateKey(key.privateKey, { network: wallet.network }),
+        );
+        try {
+          return {
+            wallet_id: wallet.id,
+            format: 'private_key' as const,
+            ...encryptForRecipient(plaintext, recipient, { random: k.random }),
+          };
+        } finally {
+          wipe(plaintext);
+        }
+      });
+    },
+
+    /** Signs a Solana transaction (legacy or v0) with the wallet's key. */
+    async signTransaction(appId: string, walletId: string, input: SignTransactionRequest) {
+      const wallet = await requireWallet(appId, walletId);
+      if (wallet.wallet_type !== 'solana') {
+        throw new LatchkeyError('wallet_type_mismatch', 'Only solana wallets sign Solana transactions.', {
+          field: 'wallet_id',
+        });
+      }
+      if (wallet.is_read_only) throw new LatchkeyError('wallet_read_only');
+      const { transaction, encoding } = input.sol_transaction;
+      const bytes = decodeTransaction(transaction, encoding);
+      const signed = await withKey(wallet, (key) =>
+        signSolanaTransaction(bytes, key.privateKey, key.publicKey),
+      );
+      return {
+        wallet_id: wallet.id,
+        wallet: {
+          ...walletView(wallet),
+          wallet_client_type: 'latchkey',
+          wallet_pk_id: wallet.key_id ?? wallet.id,
+          delegated: false,
+        },
+        signature: signed.signature,
+        signed_transaction: encodeTransaction(signed.signedTransaction, encoding),
+      };
+    },
+  };
+}
+
+function decodeRecipientKey(text: string): Uint8Array {
+  const hex = text.startsWith('0x') ? text.slice(2) : text;
+  const bytes =
+    /^[0-9a-fA-F]+$/.test(hex) && hex.length % 2 === 0
+      ? Uint8Array.from(hex.match(/../g)!, (b) => parseInt(b, 16))
+      : base64url(text);
+  if (!bytes || ![32, 33, 65].includes(bytes.length))
+    throw new LatchkeyError('invalid_recipient_key', undefined, { field: 'recipient_public_key' });
+  return bytes;
+}
+
+function base64url(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(text)) return undefined;
+  return Uint8Array.from(
+    atob(
+      text.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '') +
+        '='.repeat((4 - (text.replace(/=+$/, '').length % 4)) % 4),
+    ),
+    (c) => c.charCodeAt(0),
+  );
+}
