@@ -134,6 +134,10 @@ export const errorCatalogue = {
     status: 503,
     message: 'The database is unavailable; retry shortly.',
   },
+  request_timeout: {
+    status: 503,
+    message: 'The request did not finish within the time limit; it may still take effect.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorType = keyof typeof errorCatalogue;
