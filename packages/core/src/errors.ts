@@ -40,6 +40,14 @@ export const errorCatalogue = {
     status: 400,
     message: 'This wallet is read-only: Latchkey holds no key for it.',
   },
+  token_wallet_type_mismatch: {
+    status: 400,
+    message: "This token does not suit the wallet's type (see docs/balances.md for the token table).",
+  },
+  token_not_on_network: {
+    status: 400,
+    message: "This token has no known address on the wallet's network (see docs/balances.md).",
+  },
   // 401: no valid proof
   unauthorized: { status: 401, message: 'Missing or invalid API key in the Authorization header.' },
   otp_code_invalid: { status: 401, message: 'The passcode is wrong.' },
@@ -130,6 +138,14 @@ export const errorCatalogue = {
     message: 'The key version that sealed this data is not configured.',
   },
   sender_unavailable: { status: 502, message: 'The message could not be delivered; retry shortly.' },
+  chain_unavailable: {
+    status: 502,
+    message: "The chain's RPC endpoint failed or refused the request; retry shortly.",
+  },
+  chain_invalid_response: {
+    status: 502,
+    message: "The chain's RPC endpoint gave an answer that is malformed or for another chain.",
+  },
   storage_unavailable: {
     status: 503,
     message: 'The database is unavailable; retry shortly.',
@@ -137,6 +153,14 @@ export const errorCatalogue = {
   request_timeout: {
     status: 503,
     message: 'The request did not finish within the time limit; it may still take effect.',
+  },
+  chain_not_configured: {
+    status: 503,
+    message: "No RPC endpoint is configured for this token's chain and the wallet's network.",
+  },
+  chain_timeout: {
+    status: 504,
+    message: "The chain's RPC endpoint did not answer in time; retry shortly.",
   },
 } as const satisfies Record<string, { status: number; message: string }>;
 
