@@ -59,6 +59,22 @@ describe.skipIf(!DATABASE_URL)('on Postgres', () => {
     const sent = (await readOutbox(path.join(dataDir, 'outbox.jsonl'))).filter((e) => e.to === loginEmail);
     expect(sent).toHaveLength(4);
 
+    // Wallets: 20 concurrent creates of one (user, type) across both processes → one wallet.
+    for (const wallet_type of ['solana', 'ethereum']) {
+      const wallets = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          call(i % 2 ? b.url : a.url, 'POST', '/v1/wallets/create', {
+            key,
+            body: { wallet_type, user_id: winner },
+          }),
+        ),
+      );
+      expect(wallets.map((r) => r.status)).toEqual(Array(20).fill(200));
+      expect(new Set(wallets.map((r) => r.body.id)).size).toBe(1);
+    }
+    const listed = await call(a.url, 'GET', `/v1/wallets/list?user_id=${winner}`, { key });
+    expect(listed.body.wallets as unknown[]).toHaveLength(2);
+
     expect(await a.stop()).toEqual({ code: 0, signal: null });
     expect(await b.stop()).toEqual({ code: 0, signal: null });
   });
