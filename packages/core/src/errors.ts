@@ -48,6 +48,14 @@ export const errorCatalogue = {
     status: 400,
     message: "This token has no known address on the wallet's network (see docs/balances.md).",
   },
+  webauthn_domain_not_allowed: {
+    status: 400,
+    message: "The domain is not one of the App's WebAuthn domains (settings.webauthn.allowed_domains).",
+  },
+  invalid_webauthn_credential: {
+    status: 400,
+    message: 'The public key credential could not be read as a WebAuthn credential.',
+  },
   // 401: no valid proof
   unauthorized: { status: 401, message: 'Missing or invalid API key in the Authorization header.' },
   otp_code_invalid: { status: 401, message: 'The passcode is wrong.' },
@@ -76,6 +84,39 @@ export const errorCatalogue = {
     status: 401,
     message: 'The session JWT is malformed, expired or not signed by this App.',
   },
+  webauthn_challenge_not_found: {
+    status: 401,
+    message: 'The credential answers no challenge this App issued for this ceremony; begin again.',
+  },
+  webauthn_challenge_used: {
+    status: 401,
+    message: 'The challenge this credential answers was already used; begin again.',
+  },
+  webauthn_challenge_expired: {
+    status: 401,
+    message: 'The challenge this credential answers has expired (the options timeout); begin again.',
+  },
+  webauthn_origin_mismatch: {
+    status: 401,
+    message: 'The credential was made on a web origin that may not use this domain.',
+  },
+  webauthn_rp_id_mismatch: {
+    status: 401,
+    message: 'The authenticator signed for another relying-party id than the domain of the challenge.',
+  },
+  webauthn_verification_failed: {
+    status: 401,
+    message: "The credential's signature, attestation or flags did not verify.",
+  },
+  webauthn_credential_not_allowed: {
+    status: 401,
+    message: 'This credential is not registered for this user and domain.',
+  },
+  webauthn_counter_regression: {
+    status: 401,
+    message:
+      "The authenticator's signature counter did not advance: the credential may have been cloned. Nothing was signed in.",
+  },
   // 403: a valid key of the wrong kind
   secret_key_required: {
     status: 403,
@@ -92,6 +133,7 @@ export const errorCatalogue = {
     message: 'No TOTP with this id, or the user has none (active or pending as needed).',
   },
   wallet_not_found: { status: 404, message: 'No wallet with this id.' },
+  webauthn_credential_not_found: { status: 404, message: 'No WebAuthn credential with this id.' },
   magic_link_not_found: { status: 404, message: 'No magic link matches this token.' },
   otp_code_not_found: {
     status: 404,
@@ -119,6 +161,10 @@ export const errorCatalogue = {
   duplicate_wallet: {
     status: 409,
     message: 'A wallet with this address and type already exists in this App.',
+  },
+  duplicate_webauthn_credential: {
+    status: 409,
+    message: 'This credential is already registered in this App.',
   },
   request_too_large: { status: 413, message: 'The request body is larger than the limit.' },
   unsupported_media_type: { status: 415, message: 'Send the request body as application/json.' },
