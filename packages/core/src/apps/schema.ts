@@ -28,6 +28,11 @@ export const appSettingsSchema = z.object({
       rp_name: z.string().min(1).optional(),
       /** Domains allowed as relying-party id. `localhost` allows any port on localhost. */
       allowed_domains: z.array(z.string().min(1)).default([]),
+      /**
+       * The user verification (PIN, biometric) asked of authenticators, and enforced when
+       * `required`. `preferred` lets security keys without a PIN sign in.
+       */
+      user_verification: z.enum(['required', 'preferred', 'discouraged']).default('preferred'),
     })
     .prefault({}),
   sessions: z
