@@ -27,7 +27,13 @@ afterAll(async () => {
 });
 
 /** What the flows below handled in plain text, which the database must not hold. */
-const seen = { codes: [] as string[], sessionTokens: [] as string[], sessionJwts: [] as string[] };
+const seen = {
+  codes: [] as string[],
+  sessionTokens: [] as string[],
+  sessionJwts: [] as string[],
+  /** TOTP secrets, recovery codes, magic-link tokens, imported keys. */
+  other: {} as Record<string, string>,
+};
 const email = uniqueEmail('otp');
 const phone = `+1415555${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}`;
 
@@ -120,6 +126,43 @@ describe('OTP login and sessions over HTTP', () => {
     expect(user.body).toMatchObject({ phone_numbers: [{ phone_number: phone, verified: true }] });
   });
 
+  it('handles TOTP, magic-link and wallet secrets (for the dump below)', async () => {
+    const key = server.keys.secret_key;
+    const user = await call(server.url, 'POST', '/v1/auth/users', {
+      key,
+      body: { email: uniqueEmail('secrets') },
+    });
+    const user_id = user.body.user_id as string;
+    const totp = await call(server.url, 'POST', '/v1/auth/totps/create', { key, body: { user_id } });
+    expect(totp.status).toBe(200);
+    seen.other.totp_secret = totp.body.secret as string;
+    (totp.body.recovery_codes as string[]).forEach((code, i) => {
+      seen.other[`recovery_code_${i}`] = code;
+    });
+    const linkEmail = uniqueEmail('link');
+    const link = await call(server.url, 'POST', '/v1/auth/magic_links/email/login_or_create', {
+      key: server.keys.public_token,
+      body: { email: linkEmail },
+    });
+    expect(link.status).toBe(200);
+    const sent = (await readOutbox(path.join(server.dataDir, 'outbox.jsonl')))
+      .filter((e) => e.to === linkEmail)
+      .at(-1)!;
+    seen.other.magic_link_token = new URL(sent.url!).searchParams.get('token')!;
+    const wallet = await call(server.url, 'POST', '/v1/wallets/create', {
+      key,
+      body: { user_id, wallet_type: 'ethereum' },
+    });
+    expect(wallet.status).toBe(200);
+    const privateKey = `0x${'3c'.repeat(32)}`;
+    const imported = await call(server.url, 'POST', '/v1/wallets/import', {
+      key,
+      body: { user_id, wallet_type: 'bitcoin', private_key: privateKey },
+    });
+    expect(imported.status).toBe(200);
+    seen.other.imported_key = privateKey.slice(2);
+  });
+
   it('keeps no code, token, key or vault key in plain text at rest', async () => {
     // What the two logins above handled: both must have run.
     expect(seen.codes).toHaveLength(2);
@@ -143,7 +186,12 @@ describe('OTP login and sessions over HTTP', () => {
       hashing_secret: stored.secret,
       ...Object.fromEntries(seen.sessionTokens.map((t, i) => [`session_token_${i}`, t])),
       ...Object.fromEntries(seen.sessionJwts.map((t, i) => [`session_jwt_${i}`, t])),
+      ...seen.other,
     };
+    expect(Object.keys(seen.other)).toHaveLength(13);
+    expect(tables).toEqual(
+      expect.arrayContaining(['totps', 'recovery_codes', 'magic_links', 'wallets', 'seeds']),
+    );
     for (const [name, value] of Object.entries(secrets)) {
       expect(text.includes(value), `${name} appears in the database`).toBe(false);
     }
