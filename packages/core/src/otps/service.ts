@@ -11,14 +11,14 @@ import { generateOtpCode } from './code.js';
 import type { DeviceFingerprint, OtpConsumeFailure } from './repo.js';
 import type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './schema.js';
 
-interface SendInput {
+export interface SendInput {
   address: string;
   user_id?: string | undefined;
   expiration_minutes?: number | undefined;
   device_fingerprint?: DeviceFingerprint | undefined;
 }
 
-interface LoginOrCreateInput extends Omit<SendInput, 'user_id'> {
+export interface LoginOrCreateInput extends Omit<SendInput, 'user_id'> {
   create_user_as_pending?: boolean | undefined;
 }
 
