@@ -34,6 +34,9 @@ export type { RateLimitDecision, RateLimiter } from './ports/rate-limiter.js';
 export type { OutboundMessage, Sender } from './ports/sender.js';
 export type { Storage } from './ports/storage.js';
 export type { RateLimitRepo } from './rate-limits/repo.js';
+export type { RouteClass } from './rate-limits/route-limits.js';
+export { routeClass } from './rate-limits/route-limits.js';
+export type { RouteRule } from './rate-limits/route-rules.js';
 export { storageRateLimiter } from './rate-limits/storage-rate-limiter.js';
 export type { SessionClaims, VerifySessionJwtOptions } from './sessions/jwt.js';
 export { DEFAULT_JWT_ISSUER, verifySessionJwt } from './sessions/jwt.js';
@@ -68,3 +71,17 @@ export type {
 export { WALLET_TYPES } from './wallets/repo.js';
 export type { Wallet } from './wallets/schema.js';
 export type { WalletService } from './wallets/service.js';
+export type { WebAuthnCredentialView } from './webauthn/credential-view.js';
+export { isAllowedOrigin as isAllowedWebAuthnOrigin } from './webauthn/origin.js';
+export type {
+  AuthenticatorType,
+  UserVerificationRequirement,
+  WebAuthnCeremony,
+  WebAuthnChallengeConsumeFailure,
+  WebAuthnChallengeRecord,
+  WebAuthnCredentialRecord,
+  WebAuthnRecordUseResult,
+  WebAuthnRepo,
+} from './webauthn/repo.js';
+export type { WebAuthnService } from './webauthn/service.js';
+export { WEBAUTHN_TIMEOUT_MS } from './webauthn/service.js';

@@ -55,6 +55,7 @@ export function createLatchkey(options: LatchkeyOptions) {
     { apps, users, sessions, otps, magicLinks, totps, wallets },
     {
       maxBodyBytes: opts.http.maxBodyBytes,
+      requestTimeoutMs: opts.http.requestTimeoutMs,
       version: VERSION,
       onInternalError: opts.onInternalError ?? logInternalError,
     },

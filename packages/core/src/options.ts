@@ -41,6 +41,8 @@ export const latchkeyOptionsSchema = z.object({
         .min(1024)
         .max(64 * 1024 * 1024)
         .default(1024 * 1024),
+      /** A request still unanswered after this many milliseconds gets 503 `request_timeout`. */
+      requestTimeoutMs: z.int().min(1).max(600_000).default(30_000),
     })
     .prefault({}),
 });

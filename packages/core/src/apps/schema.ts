@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { originSchema } from '../http/cors.js';
+import { routeLimitSettings } from '../rate-limits/route-rules.js';
 
 function rateLimitRule(limit: number, windowSeconds: number) {
   return z
@@ -79,6 +81,13 @@ export const appSettingsSchema = z.object({
       per_destination: rateLimitRule(5, 600),
       /** Messages the App sends in all. */
       per_app: rateLimitRule(1000, 3600),
+      ...routeLimitSettings,
+    })
+    .prefault({}),
+  cors: z
+    .object({
+      /** Browser origins (`https://app.example.com`) that may call the public-token routes. */
+      allowed_origins: z.array(originSchema).max(100).default([]),
     })
     .prefault({}),
   /**

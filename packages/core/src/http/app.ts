@@ -3,11 +3,12 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppService } from '../apps/service.js';
 import { LatchkeyError } from '../errors.js';
-import type { Kernel } from '../kernel.js';
+import { APP_CACHE_SECONDS, type Kernel } from '../kernel.js';
 import { registerMagicLinkRoutes } from '../magic-links/routes.js';
 import type { MagicLinkService } from '../magic-links/service.js';
 import { registerOtpRoutes } from '../otps/routes.js';
 import type { OtpService } from '../otps/service.js';
+import { routeLimitMiddleware } from '../rate-limits/route-limits.js';
 import { PUBLIC_JWKS_PATH, registerSessionRoutes } from '../sessions/routes.js';
 import type { SessionService } from '../sessions/service.js';
 import { registerTotpRoutes } from '../totps/routes.js';
@@ -16,10 +17,14 @@ import { registerUserRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
 import { registerWalletRoutes } from '../wallets/routes.js';
 import type { WalletService } from '../wallets/service.js';
+import { corsMiddleware } from './cors.js';
 import type { HttpApp, HttpEnv } from './env.js';
 import { errorResponse } from './error-body.js';
 import { apiKeyMiddleware, jsonBodyMiddleware, requestIdMiddleware } from './middleware.js';
+import { routeTable } from './route-table.js';
+import { securityHeadersMiddleware } from './security-headers.js';
 import { OPENAPI_PATH, registerSystemRoutes } from './system-routes.js';
+import { timeoutMiddleware } from './timeout.js';
 import { validationError } from './validation-hook.js';
 
 export interface HttpServices {
@@ -34,6 +39,8 @@ export interface HttpServices {
 
 export interface HttpOptions {
   maxBodyBytes: number;
+  /** A request still unanswered after this long gets 503 `request_timeout`. */
+  requestTimeoutMs: number;
   version: string;
   onInternalError: (err: unknown, requestId: string) => void;
 }
@@ -50,9 +57,17 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
     },
   });
 
+  const route = routeTable(app);
   app.use('*', requestIdMiddleware(k.random));
+  app.use('*', securityHeadersMiddleware);
+  app.use(
+    '/v1/*',
+    corsMiddleware({ route, listApps: services.apps.list, now: k.now, cacheSeconds: APP_CACHE_SECONDS }),
+  );
+  app.use('/v1/*', timeoutMiddleware(options.requestTimeoutMs));
   app.use('/v1/*', apiKeyMiddleware(services.apps, isOpenPath));
   app.use('/v1/*', jsonBodyMiddleware(options.maxBodyBytes));
+  app.use('/v1/*', routeLimitMiddleware(k.rateLimiter, route));
 
   registerSystemRoutes(app, { version: options.version });
   registerUserRoutes(app, services.users);
