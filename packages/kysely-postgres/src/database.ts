@@ -140,6 +140,38 @@ export interface RecoveryCodesTable {
   created_at: Seconds;
 }
 
+export interface WebAuthnCredentialsTable {
+  id: string;
+  app_id: string;
+  user_id: string;
+  credential_id: string;
+  public_key: string;
+  sign_count: Seconds;
+  transports: Json;
+  aaguid: string;
+  rp_id: string;
+  authenticator_type: string | null;
+  device_type: string;
+  backed_up: boolean;
+  name: string | null;
+  created_at: Seconds;
+  last_used_at: NullableSeconds;
+}
+
+export interface WebAuthnChallengesTable {
+  id: string;
+  app_id: string;
+  user_id: string | null;
+  challenge_hash: string;
+  ceremony: string;
+  rp_id: string;
+  user_verification: string;
+  authenticator_type: string | null;
+  expires_at: Seconds;
+  used_at: NullableSeconds;
+  created_at: Seconds;
+}
+
 /** Fixed-window counters; `key` names what is limited, and is not scoped by App. */
 export interface RateLimitsTable {
   key: string;
@@ -165,6 +197,8 @@ export interface Database {
   seeds: SeedsTable;
   totps: TotpsTable;
   recovery_codes: RecoveryCodesTable;
+  webauthn_credentials: WebAuthnCredentialsTable;
+  webauthn_challenges: WebAuthnChallengesTable;
 }
 
 export type LatchkeyDb = Kysely<Database>;

@@ -13,6 +13,7 @@ import { kyselySigningKeyRepo } from './repos/signing-key-repo.js';
 import { kyselyTotpRepo } from './repos/totp-repo.js';
 import { kyselyUserRepo } from './repos/user-repo.js';
 import { kyselySeedRepo, kyselyWalletRepo } from './repos/wallet-repo.js';
+import { kyselyWebAuthnRepo } from './repos/webauthn-repo.js';
 import { toStorageError, withStorageErrors } from './storage-errors.js';
 
 /** What every constructor takes besides the connection. */
@@ -60,6 +61,7 @@ function bind(root: Kysely<Database>, schema: string | undefined): Storage {
     wallets: withStorageErrors(kyselyWalletRepo(db)),
     seeds: withStorageErrors(kyselySeedRepo(db)),
     totps: withStorageErrors(kyselyTotpRepo(db)),
+    webauthn: withStorageErrors(kyselyWebAuthnRepo(db)),
     async transaction(fn) {
       // Inside a transaction (ours, or one the host handed in as `db`), nested calls join it.
       if (root.isTransaction) return fn(storage);

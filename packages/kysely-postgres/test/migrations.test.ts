@@ -47,7 +47,7 @@ const openPostgres = async (): Promise<Database> => {
   };
 };
 
-const ALL = ['0001_initial', '0002_auth', '0003_magic_links', '0004_wallets', '0005_totps'];
+const ALL = ['0001_initial', '0002_auth', '0003_magic_links', '0004_wallets', '0005_totps', '0006_webauthn'];
 
 // "column type nullable", in table order.
 const CONTACT_COLUMNS = [
@@ -175,6 +175,36 @@ const COLUMNS: Record<string, string[]> = {
     'used_at bigint YES',
     'created_at bigint NO',
   ],
+  webauthn_credentials: [
+    'id text NO',
+    'app_id text NO',
+    'user_id text NO',
+    'credential_id text NO',
+    'public_key text NO',
+    'sign_count bigint NO',
+    'transports jsonb NO',
+    'aaguid text NO',
+    'rp_id text NO',
+    'authenticator_type text YES',
+    'device_type text NO',
+    'backed_up boolean NO',
+    'name text YES',
+    'created_at bigint NO',
+    'last_used_at bigint YES',
+  ],
+  webauthn_challenges: [
+    'id text NO',
+    'app_id text NO',
+    'user_id text YES',
+    'challenge_hash text NO',
+    'ceremony text NO',
+    'rp_id text NO',
+    'user_verification text NO',
+    'authenticator_type text YES',
+    'expires_at bigint NO',
+    'used_at bigint YES',
+    'created_at bigint NO',
+  ],
 };
 
 const openers = DATABASE_URL ? { pglite: openPglite, postgres: openPostgres } : { pglite: openPglite };
@@ -248,9 +278,14 @@ for (const [name, open] of Object.entries(openers)) {
           type: 'UNIQUE',
           columns: 'app_id,wallet_type,public_address',
         },
+        {
+          name: 'webauthn_credentials_app_id_credential_id_key',
+          type: 'UNIQUE',
+          columns: 'app_id,credential_id',
+        },
       ]);
       const primaryKeys = constraints.filter((c) => c.type === 'PRIMARY KEY').map((c) => c.columns);
-      expect(primaryKeys.sort()).toEqual([...Array(12).fill('id'), 'key,window_start']);
+      expect(primaryKeys.sort()).toEqual([...Array(14).fill('id'), 'key,window_start']);
     });
 
     it('cascades deletes from users to their contacts, codes and sessions', async () => {
@@ -266,6 +301,8 @@ for (const [name, open] of Object.entries(openers)) {
           'phone_numbers_user_fkey',
           'otps_user_fkey',
           'sessions_user_fkey',
+          'webauthn_credentials_user_fkey',
+          'webauthn_challenges_user_fkey',
         ]),
       );
 
@@ -325,6 +362,9 @@ for (const [name, open] of Object.entries(openers)) {
       );
       expect(def('recovery_codes_totp_id_code_hash_idx')).toMatch(/\(totp_id, code_hash\)$/);
       expect(def('wallets_app_id_user_id_id_idx')).toMatch(/\(app_id, user_id, id\)$/);
+      expect(def('webauthn_credentials_app_id_user_id_idx')).toMatch(/\(app_id, user_id\)$/);
+      expect(def('webauthn_challenges_app_id_challenge_hash_idx')).toMatch(/\(app_id, challenge_hash\)$/);
+      expect(def('webauthn_challenges_app_id_expires_at_idx')).toMatch(/\(app_id, expires_at\)$/);
       // Wallet pages go by id: byte order, whatever the database's default collation.
       const [walletId] = await db.sql<{ collation_name: string }>(
         `select collation_name from information_schema.columns

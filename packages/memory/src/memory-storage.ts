@@ -9,6 +9,7 @@ import { emptyState, type MemoryState, restoreState } from './state.js';
 import { memoryTotpRepo } from './totp-repo.js';
 import { memoryContactRepo, memoryUserRepo } from './user-repo.js';
 import { memorySeedRepo, memoryWalletRepo } from './wallet-repo.js';
+import { memoryWebAuthnRepo } from './webauthn-repo.js';
 
 type Repos = Omit<Storage, 'transaction' | 'close'>;
 
@@ -33,6 +34,7 @@ export function memoryStorage(): Storage {
     wallets: memoryWalletRepo(state.wallets),
     totps: memoryTotpRepo(state.totps, state.recoveryCodes),
     seeds: memorySeedRepo(state.seeds),
+    webauthn: memoryWebAuthnRepo(state.webauthnCredentials, state.webauthnChallenges),
   };
 
   // Inside a transaction the lock is already held: the tx handle calls the repos directly.

@@ -10,6 +10,8 @@ import type {
   TotpRecord,
   UserRecord,
   WalletRecord,
+  WebAuthnChallengeRecord,
+  WebAuthnCredentialRecord,
 } from '@latchkey/core';
 
 /** Everything the memory Storage holds; one Map per table, keyed by id. */
@@ -27,6 +29,8 @@ export interface MemoryState {
   totps: Map<string, TotpRecord>;
   recoveryCodes: Map<string, RecoveryCodeRecord>;
   seeds: Map<string, SeedRecord>;
+  webauthnCredentials: Map<string, WebAuthnCredentialRecord>;
+  webauthnChallenges: Map<string, WebAuthnChallengeRecord>;
 }
 
 export const emptyState = (): MemoryState => ({
@@ -43,6 +47,8 @@ export const emptyState = (): MemoryState => ({
   totps: new Map(),
   recoveryCodes: new Map(),
   seeds: new Map(),
+  webauthnCredentials: new Map(),
+  webauthnChallenges: new Map(),
 });
 
 /** Puts `from`'s rows back into `into`, keeping the Map objects the repos hold. */

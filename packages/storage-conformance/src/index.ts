@@ -12,3 +12,4 @@ export type { ConformanceTarget } from './suite.js';
 export { runStorageConformance } from './suite.js';
 export { makeTotp } from './suite-totps.js';
 export { makeWallet } from './suite-wallets.js';
+export { makeWebAuthnChallenge, makeWebAuthnCredential } from './suite-webauthn.js';

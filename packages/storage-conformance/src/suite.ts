@@ -4,6 +4,7 @@ import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
 import { authRepoCases } from './suite-auth.js';
 import { totpRepoCases } from './suite-totps.js';
 import { walletRepoCases } from './suite-wallets.js';
+import { webauthnRepoCases } from './suite-webauthn.js';
 
 export interface ConformanceTarget {
   /** Shown in the test names, e.g. "memory" or "postgres". */
@@ -171,6 +172,7 @@ export function runStorageConformance(target: ConformanceTarget): void {
     authRepoCases(() => s);
     walletRepoCases(() => s);
     totpRepoCases(() => s);
+    webauthnRepoCases(() => s);
 
     describe('transactions', () => {
       it('commits every write of a transaction', async () => {

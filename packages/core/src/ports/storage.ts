@@ -6,6 +6,7 @@ import type { SessionRepo, SigningKeyRepo } from '../sessions/repo.js';
 import type { TotpRepo } from '../totps/repo.js';
 import type { ContactRepo, UserRepo } from '../users/repo.js';
 import type { SeedRepo, WalletRepo } from '../wallets/repo.js';
+import type { WebAuthnRepo } from '../webauthn/repo.js';
 
 /**
  * Where Latchkey keeps its state. Every method is scoped by App (but `apps` itself). Methods
@@ -23,6 +24,7 @@ export interface Storage {
   otps: OtpRepo;
   magicLinks: MagicLinkRepo;
   totps: TotpRepo;
+  webauthn: WebAuthnRepo;
   sessions: SessionRepo;
   signingKeys: SigningKeyRepo;
   rateLimits: RateLimitRepo;

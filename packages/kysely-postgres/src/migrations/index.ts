@@ -4,6 +4,7 @@ import * as auth from './0002_auth.js';
 import * as magicLinks from './0003_magic_links.js';
 import * as wallets from './0004_wallets.js';
 import * as totps from './0005_totps.js';
+import * as webauthn from './0006_webauthn.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so bundlers keep
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0003_magic_links': magicLinks,
   '0004_wallets': wallets,
   '0005_totps': totps,
+  '0006_webauthn': webauthn,
 };

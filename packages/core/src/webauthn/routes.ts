@@ -1,0 +1,110 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { LatchkeyError } from '../errors.js';
+import type { HttpApp } from '../http/env.js';
+import { errorResponses } from '../http/error-body.js';
+import { secretKeyOnly } from '../http/middleware.js';
+import { jsonBody, jsonResponse } from '../http/openapi.js';
+import { anyKeySecurity } from '../http/security.js';
+import { removedMethodResponseSchema } from '../users/schema.js';
+import {
+  authenticationBeginRequestSchema,
+  authenticationBeginResponseSchema,
+  authenticationCompleteRequestSchema,
+  authenticationCompleteResponseSchema,
+  registrationBeginRequestSchema,
+  registrationBeginResponseSchema,
+  registrationCreateRequestSchema,
+  registrationCreateResponseSchema,
+} from './schema.js';
+import type { WebAuthnService } from './service.js';
+
+const tags = ['webauthn'];
+
+const registrationBegin = createRoute({
+  ...secretKeyOnly,
+  tags,
+  method: 'post',
+  path: '/v1/auth/webauthn/registrations/begin',
+  summary: 'Start registering a WebAuthn credential (passkey) for a user: creation options (beta)',
+  request: jsonBody(registrationBeginRequestSchema),
+  responses: {
+    200: jsonResponse('Options for navigator.credentials.create()', registrationBeginResponseSchema),
+    ...errorResponses(403, 404, 413, 415),
+  },
+});
+
+const registrationCreate = createRoute({
+  ...secretKeyOnly,
+  tags,
+  method: 'post',
+  path: '/v1/auth/webauthn/registrations/create',
+  summary: "Verify the browser's new credential against its challenge and store it (beta)",
+  request: jsonBody(registrationCreateRequestSchema),
+  responses: {
+    200: jsonResponse('The stored credential', registrationCreateResponseSchema),
+    ...errorResponses(403, 404, 409, 413, 415),
+  },
+});
+
+const authenticationBegin = createRoute({
+  tags,
+  method: 'post',
+  path: '/v1/auth/webauthn/authentications/begin',
+  summary: "Start a WebAuthn sign-in: request options, for one user's credentials or any passkey",
+  description:
+    'Accepts the public token for a discoverable sign-in (no `user_id`); naming a `user_id` needs the secret key.',
+  security: anyKeySecurity,
+  request: jsonBody(authenticationBeginRequestSchema),
+  responses: {
+    200: jsonResponse('Options for navigator.credentials.get()', authenticationBeginResponseSchema),
+    ...errorResponses(403, 404, 413, 415),
+  },
+});
+
+const authenticationComplete = createRoute({
+  tags,
+  method: 'post',
+  path: '/v1/auth/webauthn/authentications/complete',
+  summary: 'Verify a signed WebAuthn assertion; optionally create or extend a session',
+  security: anyKeySecurity,
+  request: jsonBody(authenticationCompleteRequestSchema),
+  responses: {
+    200: jsonResponse('The user signed in, and the session', authenticationCompleteResponseSchema),
+    ...errorResponses(413, 415),
+  },
+});
+
+const remove = createRoute({
+  ...secretKeyOnly,
+  tags,
+  method: 'delete',
+  path: '/v1/auth/users/webauthn_credentials/{webauthn_credential_id}/delete',
+  summary: 'Delete a WebAuthn credential from its user',
+  request: { params: z.object({ webauthn_credential_id: z.string().min(1).max(100) }) },
+  responses: { 200: jsonResponse('Deleted', removedMethodResponseSchema), ...errorResponses(403, 404) },
+});
+
+export function registerWebAuthnRoutes(app: HttpApp, webauthn: WebAuthnService) {
+  app.openapi(registrationBegin, async (c) =>
+    c.json(await webauthn.beginRegistration(c.get('app').id, c.req.valid('json')), 200),
+  );
+  app.openapi(registrationCreate, async (c) =>
+    c.json(await webauthn.createRegistration(c.get('app').id, c.req.valid('json')), 200),
+  );
+  app.openapi(authenticationBegin, async (c) => {
+    const input = c.req.valid('json');
+    // Naming a user lists their credentials: secret-key territory, as every user_id route.
+    if (input.user_id !== undefined && c.get('keyKind') !== 'secret')
+      throw new LatchkeyError('secret_key_required', undefined, { field: 'user_id' });
+    return c.json(await webauthn.beginAuthentication(c.get('app').id, input), 200);
+  });
+  app.openapi(authenticationComplete, async (c) =>
+    c.json(await webauthn.completeAuthentication(c.get('app').id, c.req.valid('json')), 200),
+  );
+  app.openapi(remove, async (c) =>
+    c.json(
+      await webauthn.deleteCredential(c.get('app').id, c.req.valid('param').webauthn_credential_id),
+      200,
+    ),
+  );
+}
