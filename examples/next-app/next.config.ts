@@ -22,8 +22,9 @@ function sourceEntry(name: string): string {
 
 const nextConfig: NextConfig = {
   transpilePackages: latchkeyPackages,
-  // Turbopack has no custom resolve conditions: alias each package to its source entry. It maps
-  // the sources' `./x.js` imports to `./x.ts` because tsconfig.json uses NodeNext resolution.
+  // Builds use webpack (`next build --webpack`): Turbopack, mapping `./x.js` imports to `./x.ts`
+  // under NodeNext, also picks the TypeScript sources some dependencies ship (@scure/*) and cannot
+  // compile them. `next dev` (Turbopack) works with these aliases.
   turbopack: {
     resolveAlias: Object.fromEntries(latchkeyPackages.map((name) => [name, sourceEntry(name)])),
   },

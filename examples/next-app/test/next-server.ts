@@ -37,7 +37,7 @@ function nextEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 export async function nextBuild(): Promise<void> {
-  const child = spawn(process.execPath, [nextBin, 'build'], { cwd: appDir, env: nextEnv({}) });
+  const child = spawn(process.execPath, [nextBin, 'build', '--webpack'], { cwd: appDir, env: nextEnv({}) });
   const output = collect(child);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (code !== 0) throw new Error(`next build exited with ${code}:\n${output()}`);
