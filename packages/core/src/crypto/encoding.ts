@@ -1,14 +1,17 @@
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { base64urlnopad } from '@scure/base';
+
 const textEncoder = new TextEncoder();
 
 export const utf8 = (s: string): Uint8Array => textEncoder.encode(s);
 
-export const toBase64Url = (bytes: Uint8Array): string =>
-  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
+// Web-standard only (no Buffer), so the core runs on edge runtimes too.
+export const toBase64Url = (bytes: Uint8Array): string => base64urlnopad.encode(bytes);
 
-export const fromBase64Url = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'base64url'));
+/** Unpadded base64url; padding is tolerated. Throws on anything else. */
+export const fromBase64Url = (s: string): Uint8Array => base64urlnopad.decode(s.replace(/=+$/, ''));
 
-export const toHex = (bytes: Uint8Array): string =>
-  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+export const toHex = (bytes: Uint8Array): string => bytesToHex(bytes);
 
 /** Constant-time equality of two byte strings (length is not secret). */
 export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {

@@ -81,7 +81,13 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 /** Route options for routes that need the App's secret key: documented and enforced together. */
