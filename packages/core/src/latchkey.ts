@@ -22,6 +22,7 @@ import { userService } from './users/service.js';
 import { localKeyVault } from './vault/local-key-vault.js';
 import { VERSION } from './version.js';
 import { walletService } from './wallets/service.js';
+import { webauthnService } from './webauthn/service.js';
 
 export type Latchkey = ReturnType<typeof createLatchkey>;
 
@@ -50,9 +51,10 @@ export function createLatchkey(options: LatchkeyOptions) {
   const magicLinks = magicLinkService(kernel, sessions);
   const totps = totpService(kernel, sessions);
   const wallets = walletService(kernel);
+  const webauthn = webauthnService(kernel, sessions);
   const http = createHttpApp(
     kernel,
-    { apps, users, sessions, otps, magicLinks, totps, wallets },
+    { apps, users, sessions, otps, magicLinks, totps, webauthn, wallets },
     {
       maxBodyBytes: opts.http.maxBodyBytes,
       requestTimeoutMs: opts.http.requestTimeoutMs,
@@ -68,6 +70,7 @@ export function createLatchkey(options: LatchkeyOptions) {
     otps,
     magicLinks,
     totps,
+    webauthn,
     wallets,
     storage: opts.storage,
     /** The `/v1` HTTP API as a Web-standard handler. `env.clientIp` feeds device fingerprints. */

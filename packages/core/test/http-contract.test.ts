@@ -32,6 +32,27 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/auth/totps/authenticate': { user_id: 'user_x', totp_code: '123456' },
   'POST /v1/auth/totps/recover': { user_id: 'user_x', recovery_code: 'aaaaa-aaaaa' },
   'POST /v1/auth/sessions/revoke': { session_id: 'session_x' },
+  'POST /v1/auth/webauthn/registrations/begin': { domain: 'example.com', user_id: 'user_x' },
+  'POST /v1/auth/webauthn/registrations/create': {
+    user_id: 'user_x',
+    public_key_credential: {
+      id: 'AAAA',
+      rawId: 'AAAA',
+      type: 'public-key',
+      response: { clientDataJSON: 'e30', attestationObject: 'oA' },
+      clientExtensionResults: {},
+    },
+  },
+  'POST /v1/auth/webauthn/authentications/begin': { domain: 'example.com' },
+  'POST /v1/auth/webauthn/authentications/complete': {
+    public_key_credential: {
+      id: 'AAAA',
+      rawId: 'AAAA',
+      type: 'public-key',
+      response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' },
+      clientExtensionResults: {},
+    },
+  },
 };
 
 type Schema = {

@@ -17,6 +17,8 @@ import { registerUserRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
 import { registerWalletRoutes } from '../wallets/routes.js';
 import type { WalletService } from '../wallets/service.js';
+import { registerWebAuthnRoutes } from '../webauthn/routes.js';
+import type { WebAuthnService } from '../webauthn/service.js';
 import { corsMiddleware } from './cors.js';
 import type { HttpApp, HttpEnv } from './env.js';
 import { errorResponse } from './error-body.js';
@@ -35,6 +37,7 @@ export interface HttpServices {
   magicLinks: MagicLinkService;
   totps: TotpService;
   wallets: WalletService;
+  webauthn: WebAuthnService;
 }
 
 export interface HttpOptions {
@@ -76,6 +79,7 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   registerTotpRoutes(app, services.totps);
   registerSessionRoutes(app, services.sessions);
   registerWalletRoutes(app, services.wallets);
+  registerWebAuthnRoutes(app, services.webauthn);
 
   const allowedMethods = methodTable(app);
   app.notFound((c) => {

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { webauthnCredentialViewSchema } from '../webauthn/credential-view.js';
 
 export const userIdSchema = z.string().min(1).max(100);
 
@@ -41,7 +42,7 @@ export const userSchema = z
     status: z.enum(['active', 'pending']),
     emails: z.array(emailViewSchema),
     phone_numbers: z.array(phoneNumberViewSchema),
-    webauthn_credentials: z.array(z.object({ webauthn_credential_id: z.string() }).passthrough()),
+    webauthn_credentials: z.array(webauthnCredentialViewSchema),
     totps: z.array(z.object({ totp_id: z.string(), verified: z.boolean() })),
     wallets: z.array(
       z.object({

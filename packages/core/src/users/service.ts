@@ -1,6 +1,7 @@
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { Storage } from '../ports/storage.js';
+import { webauthnCredentialView } from '../webauthn/credential-view.js';
 import { type Channel, contactRepo } from './channels.js';
 import { normalizeEmail, normalizePhoneNumber } from './contact-address.js';
 import type { ContactRecord, UserRecord } from './repo.js';
@@ -10,11 +11,12 @@ export type UserService = ReturnType<typeof userService>;
 
 export function userService(k: Kernel) {
   async function view(storage: Storage, user: UserRecord): Promise<User> {
-    const [emails, phones, totp, wallets] = await Promise.all([
+    const [emails, phones, totp, wallets, credentials] = await Promise.all([
       storage.emails.listByUser(user.app_id, user.id),
       storage.phoneNumbers.listByUser(user.app_id, user.id),
       storage.totps.getForUser(user.app_id, user.id),
       storage.wallets.list(user.app_id, { userId: user.id, limit: 1000 }),
+      storage.webauthn.listByUser(user.app_id, user.id),
     ]);
     return {
       user_id: user.id,
@@ -30,7 +32,7 @@ export function userService(k: Kernel) {
         phone_number: p.address,
         verified: p.verified_at !== null,
       })),
-      webauthn_credentials: [],
+      webauthn_credentials: credentials.map(webauthnCredentialView),
       totps: totp ? [{ totp_id: totp.id, verified: totp.status === 'active' }] : [],
       wallets: wallets.wallets.map((w) => ({
         wallet_id: w.id,
