@@ -1,6 +1,8 @@
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { appService } from './apps/service.js';
+import { chainClients } from './balances/chain-clients.js';
+import { balanceService } from './balances/service.js';
 import { toBase64Url, utf8 } from './crypto/encoding.js';
 import { keyedHasher } from './crypto/keyed-hash.js';
 import { LatchkeyError } from './errors.js';
@@ -52,9 +54,10 @@ export function createLatchkey(options: LatchkeyOptions) {
   const totps = totpService(kernel, sessions);
   const wallets = walletService(kernel);
   const webauthn = webauthnService(kernel, sessions);
+  const balances = balanceService(kernel, chainClients(opts.chains, clock));
   const http = createHttpApp(
     kernel,
-    { apps, users, sessions, otps, magicLinks, totps, webauthn, wallets },
+    { apps, users, sessions, otps, magicLinks, totps, webauthn, wallets, balances },
     {
       maxBodyBytes: opts.http.maxBodyBytes,
       requestTimeoutMs: opts.http.requestTimeoutMs,
@@ -72,6 +75,7 @@ export function createLatchkey(options: LatchkeyOptions) {
     totps,
     webauthn,
     wallets,
+    balances,
     storage: opts.storage,
     /** The `/v1` HTTP API as a Web-standard handler. `env.clientIp` feeds device fingerprints. */
     fetch: (request: Request, env: { clientIp?: string | undefined } = {}): Promise<Response> =>

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chainsOptionsSchema } from './balances/config.js';
 import type { Clock } from './ports/clock.js';
 import type { KeyVault } from './ports/key-vault.js';
 import type { RandomSource } from './ports/random.js';
@@ -31,6 +32,8 @@ export const latchkeyOptionsSchema = z.object({
   onInternalError: z
     .custom<(err: unknown, requestId: string) => void>((v) => typeof v === 'function')
     .optional(),
+  /** Wallet balances: RPC endpoints per chain and network, timeouts, retries, cache (docs/balances.md). */
+  chains: chainsOptionsSchema,
   /** The `iss` of session JWTs. */
   jwtIssuer: z.string().min(1).max(200).optional(),
   http: z

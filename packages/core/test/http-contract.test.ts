@@ -25,6 +25,7 @@ const VALID_BODIES: Record<string, unknown> = {
     private_key: `0x${'11'.repeat(32)}`,
   },
   'POST /v1/wallets/{wallet_id}/export': { recipient_public_key: 'aa'.repeat(32) },
+  'POST /v1/wallets/balance': { token_symbol: 'ethereum', wallet_id: 'wallet_x' },
   'POST /v1/wallets/{wallet_id}/sign_transaction': {
     sol_transaction: { transaction: 'AAAA', encoding: 'base64' },
   },

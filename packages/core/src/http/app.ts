@@ -2,6 +2,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppService } from '../apps/service.js';
+import { registerBalanceRoutes } from '../balances/routes.js';
+import type { BalanceService } from '../balances/service.js';
 import { LatchkeyError } from '../errors.js';
 import { APP_CACHE_SECONDS, type Kernel } from '../kernel.js';
 import { registerMagicLinkRoutes } from '../magic-links/routes.js';
@@ -37,6 +39,7 @@ export interface HttpServices {
   magicLinks: MagicLinkService;
   totps: TotpService;
   wallets: WalletService;
+  balances: BalanceService;
   webauthn: WebAuthnService;
 }
 
@@ -79,6 +82,7 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   registerTotpRoutes(app, services.totps);
   registerSessionRoutes(app, services.sessions);
   registerWalletRoutes(app, services.wallets);
+  registerBalanceRoutes(app, services.balances);
   registerWebAuthnRoutes(app, services.webauthn);
 
   const allowedMethods = methodTable(app);
