@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readOutbox } from '@latchkey/senders';
 import { startChild } from './child.js';
+import { ed25519SignRate } from './ed25519-rate.js';
 import { type Measurement, measure, type Target } from './measure.js';
+import { walletTargets } from './wallet-targets.js';
 
 /**
  * `npm run bench`: the example server (PGlite, or Postgres when DATABASE_URL is set) under
@@ -79,6 +81,8 @@ try {
   }));
   let nextVerify = 0;
 
+  const wallets = await walletTargets(url, secret_key, call, Number(process.env.BENCH_WALLET_CREATES ?? 300));
+
   const targets: Target[] = [
     { name: 'bare node:http', url: `${bareNode.info.url}/bare` },
     { name: 'bare Express', url: `${bareExpress.info.url}/bare` },
@@ -106,6 +110,7 @@ try {
       nextBody: () => verifyBodies[nextVerify++ % verifyBodies.length],
       amount: verifyCodes,
     },
+    ...wallets,
   ];
 
   const results: Measurement[] = [];
@@ -113,6 +118,7 @@ try {
     process.stdout.write(`  ${target.name} …\n`);
     results.push(await measure(target, { duration, connections }));
   }
+  results.push(ed25519SignRate(Math.min(duration, 3)));
   const ceiling = results.find((r) => r.name === 'bare Express')!.requests_per_second;
   const rows = results.map((r) => ({
     ...r,
