@@ -6,7 +6,8 @@ import { readJsonWhenComplete } from './secrets.js';
 
 /**
  * The settings that make every flow of the example work on localhost out of the box: magic
- * links lead to the server's own page. Applied at every start, since the port may change.
+ * links lead to the server's own page, and `localhost` (any port) is a WebAuthn relying party.
+ * Applied at every start, since the port may change.
  */
 export async function configureDemoApp(latchkey: Latchkey, appId: string, serverUrl: string): Promise<void> {
   const app = await latchkey.apps.get(appId);
@@ -14,6 +15,10 @@ export async function configureDemoApp(latchkey: Latchkey, appId: string, server
   await latchkey.apps.updateSettings(appId, {
     ...app.settings,
     redirect_urls: { login: [page], signup: [page], default_login: page, default_signup: page },
+    webauthn: {
+      ...app.settings.webauthn,
+      allowed_domains: [...new Set([...app.settings.webauthn.allowed_domains, 'localhost'])],
+    },
   });
 }
 

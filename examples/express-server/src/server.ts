@@ -9,6 +9,7 @@ import { serveAdminSocket } from './admin-socket.js';
 import type { ServerConfig } from './config.js';
 import { configureDemoApp, loadOrCreateDemoApp } from './demo-app.js';
 import { demoPages } from './pages.js';
+import { passkeysPage } from './passkeys-page.js';
 import { loadOrCreateSecrets } from './secrets.js';
 import { openStorage } from './storage.js';
 
@@ -43,6 +44,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     res.type('text/plain').send('Latchkey example server. API under /v1; see /v1/openapi.json.\n');
   });
   app.use(demoPages(demo.keys));
+  app.use(passkeysPage(latchkey, demo.keys));
   app.use(latchkeyRouter(latchkey));
 
   const server = await listen(app, config);
