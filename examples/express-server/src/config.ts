@@ -9,6 +9,8 @@ export interface ServerConfig {
   databaseUrl: string | undefined;
   /** Postgres schema for Latchkey's tables (default `public`), to share a database with other apps. */
   databaseSchema: string | undefined;
+  /** Redis for the rate limits shared by every node (`LATCHKEY_REDIS_URL`); the database when unset. */
+  redisUrl: string | undefined;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -22,5 +24,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     dataDir: path.resolve(env.INIT_CWD ?? process.cwd(), env.LATCHKEY_DATA_DIR ?? '.latchkey'),
     databaseUrl: env.DATABASE_URL || undefined,
     databaseSchema: env.LATCHKEY_DB_SCHEMA || undefined,
+    redisUrl: env.LATCHKEY_REDIS_URL || undefined,
   };
 }

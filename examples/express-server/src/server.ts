@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type AppKeys, createLatchkey, type Latchkey, localKeyVault } from '@latchkey/core';
 import { latchkeyRouter } from '@latchkey/express';
+import { redisRateLimiter } from '@latchkey/redis';
 import { outboxSender } from '@latchkey/senders';
 import express from 'express';
+import { Redis } from 'ioredis';
 import { serveAdminSocket } from './admin-socket.js';
 import type { ServerConfig } from './config.js';
 import { configureDemoApp, loadOrCreateDemoApp } from './demo-app.js';
@@ -29,7 +31,9 @@ export const outboxPath = (config: Pick<ServerConfig, 'dataDir'>) =>
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   const { secret, vault_key } = await loadOrCreateSecrets(config.dataDir);
   const { storage, description } = await openStorage(config);
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const latchkey = createLatchkey({
+    ...(redis ? { rateLimiter: redisRateLimiter(redis) } : {}),
     storage,
     secret,
     keyVault: localKeyVault({ keys: { 1: vault_key }, current: 1 }),
@@ -64,7 +68,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     url,
     latchkey,
     demo,
-    storageDescription: description,
+    storageDescription: redis ? `${description}, rate limits in Redis` : description,
     close: () => {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {
@@ -73,10 +77,30 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         });
         await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
         await latchkey.close();
+        await redis?.quit().catch(() => redis.disconnect());
       })();
       return closing;
     },
   };
+}
+
+/**
+ * The shared rate limiter's connection, ready before the server listens. A call made while
+ * Redis is away later fails at once (503) rather than waiting in a queue; the client reconnects
+ * by itself.
+ */
+async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+  let healthy = true;
+  redis.on('ready', () => {
+    healthy = true;
+  });
+  redis.on('error', (err: Error) => {
+    if (healthy) console.error(`redis: ${err.message} (reconnecting)`);
+    healthy = false;
+  });
+  await redis.connect();
+  return redis;
 }
 
 function listen(app: express.Express, config: ServerConfig): Promise<Server> {

@@ -269,7 +269,8 @@ function decodeRecipientKey(text: string): Uint8Array {
 }
 
 function base64url(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(text)) return undefined;
+  // One character past a multiple of four is not base64 at all (atob throws on it).
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(text) || text.replace(/=+$/, '').length % 4 === 1) return undefined;
   return Uint8Array.from(
     atob(
       text.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '') +
