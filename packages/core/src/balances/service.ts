@@ -25,15 +25,23 @@ export function balanceService(k: Kernel, clients: ChainClients) {
         }
         throw new LatchkeyError(
           'token_not_on_network',
-          `${input.token_symbol} has no known address on ${TEST_NETWORK_NAME[token.chain]}, this wallet's network.`,
+          `${input.token_symbol} has no known address on ${wallet.network === 'mainnet' ? `${token.chain} mainnet` : TEST_NETWORK_NAME[token.chain]}, this wallet's network.`,
           { field: 'token_symbol' },
         );
       }
-      const atomic = await clients(token.chain, token.network).getBalance({
-        address: wallet.public_address,
-        asset: token.asset,
-        decimals: token.decimals,
-      });
+      const client = clients(token.chain, token.network);
+      let atomic: bigint;
+      try {
+        atomic = await client.getBalance({
+          address: wallet.public_address,
+          asset: token.asset,
+          decimals: token.decimals,
+        });
+      } catch (err) {
+        // A host's own ChainClient may throw anything; an upstream failure is still a 502.
+        if (err instanceof LatchkeyError) throw err;
+        throw new LatchkeyError('chain_unavailable', `The ${token.chain} client failed.`, { cause: err });
+      }
       if (typeof atomic !== 'bigint' || atomic < 0n)
         throw new LatchkeyError('chain_invalid_response', `The ${token.chain} client returned no balance.`);
       return {

@@ -13,27 +13,22 @@ export function jsonRpc(ep: Endpoint): JsonRpcCall {
       body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
     });
     const body = answer.json;
-    // Some servers carry a JSON-RPC error on a 4xx; any other non-200 is the endpoint refusing.
-    if (!answer.isJson || !isRecord(body)) {
-      if (answer.status !== 200)
-        throw new LatchkeyError(
-          'chain_unavailable',
-          `${ep.label}: the RPC endpoint answered HTTP ${answer.status}.`,
-        );
-      throw invalidAnswer(ep, `the answer to ${method} is not a JSON-RPC object.`);
-    }
-    if (body.jsonrpc !== '2.0' || body.id !== id)
-      throw invalidAnswer(ep, `the answer to ${method} is not a JSON-RPC 2.0 answer to this request.`);
-    if ('error' in body) {
-      const code = isRecord(body.error) && Number.isInteger(body.error.code) ? body.error.code : 'unknown';
+    const envelope = isRecord(body) && body.jsonrpc === '2.0' && body.id === id ? body : undefined;
+    if (envelope && 'error' in envelope) {
+      const { error } = envelope;
+      const code = isRecord(error) && Number.isInteger(error.code) ? error.code : 'unknown';
       throw new LatchkeyError('chain_unavailable', `${ep.label}: ${method} failed with RPC error ${code}.`);
     }
+    // Some servers carry a JSON-RPC error on a 4xx; any other non-200 is the endpoint refusing.
     if (answer.status !== 200)
       throw new LatchkeyError(
         'chain_unavailable',
         `${ep.label}: the RPC endpoint answered HTTP ${answer.status}.`,
       );
-    if (!('result' in body)) throw invalidAnswer(ep, `the answer to ${method} has neither result nor error.`);
-    return body.result;
+    if (!envelope)
+      throw invalidAnswer(ep, `the answer to ${method} is not a JSON-RPC 2.0 answer to this request.`);
+    if (!('result' in envelope))
+      throw invalidAnswer(ep, `the answer to ${method} has neither result nor error.`);
+    return envelope.result;
   };
 }

@@ -18,7 +18,6 @@ export interface Endpoint {
 export interface HttpAnswer {
   status: number;
   json: unknown;
-  isJson: boolean;
 }
 
 /** Bodies larger than this are refused: a balance answer is a few hundred bytes. */
@@ -63,13 +62,12 @@ export async function send(
       }
       const text = await readCapped(res, ep);
       let json: unknown;
-      let isJson = true;
       try {
         json = parseJsonExact(text);
       } catch {
-        isJson = false;
+        // Left undefined: each protocol decides what a non-JSON answer means for its status.
       }
-      return { status: res.status, json, isJson };
+      return { status: res.status, json };
     } catch (err) {
       if (err instanceof LatchkeyError) throw err;
       last = isTimeout(err)
