@@ -56,6 +56,11 @@ export const errorCatalogue = {
     status: 400,
     message: 'The public key credential could not be read as a WebAuthn credential.',
   },
+  invalid_wallet_address: {
+    status: 400,
+    message:
+      'The address is not one of this wallet type: 0x + 40 hex for ethereum (a mixed-case one with a valid EIP-55 checksum), 32 bytes of base58 for solana.',
+  },
   // 401: no valid proof
   unauthorized: { status: 401, message: 'Missing or invalid API key in the Authorization header.' },
   otp_code_invalid: { status: 401, message: 'The passcode is wrong.' },
@@ -117,6 +122,26 @@ export const errorCatalogue = {
     message:
       "The authenticator's signature counter did not advance: the credential may have been cloned. Nothing was signed in.",
   },
+  wallet_challenge_not_found: {
+    status: 401,
+    message: 'No sign-in challenge of this App has this nonce, or none was issued for this address.',
+  },
+  wallet_challenge_used: {
+    status: 401,
+    message: 'This sign-in challenge was already used (by a right or a wrong signature); ask for a new one.',
+  },
+  wallet_challenge_expired: {
+    status: 401,
+    message: 'This sign-in challenge has expired; ask for a new one.',
+  },
+  wallet_address_mismatch: {
+    status: 401,
+    message: 'The challenge was issued for another wallet address or type; ask for one for this wallet.',
+  },
+  invalid_signature: {
+    status: 401,
+    message: "The signature is not this wallet's signature over the challenge message.",
+  },
   // 403: a valid key of the wrong kind
   secret_key_required: {
     status: 403,
@@ -165,6 +190,10 @@ export const errorCatalogue = {
   duplicate_webauthn_credential: {
     status: 409,
     message: 'This credential is already registered in this App.',
+  },
+  wallet_belongs_to_another_user: {
+    status: 409,
+    message: 'This wallet address belongs to another user of this App.',
   },
   request_too_large: { status: 413, message: 'The request body is larger than the limit.' },
   unsupported_media_type: { status: 415, message: 'Send the request body as application/json.' },
