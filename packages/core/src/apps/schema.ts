@@ -75,6 +75,43 @@ export const appSettingsSchema = z.object({
       network: z.enum(['mainnet', 'testnet']).default('mainnet'),
     })
     .prefault({}),
+  /** Sign-in by wallet signature: what the message to sign says (see docs/wallet-auth.md). */
+  wallet_auth: z
+    .object({
+      /** host[:port] of the site users sign in on; wallets warn when the page is elsewhere. */
+      domain: z
+        .string()
+        .regex(
+          /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/,
+          'a host name with an optional port, e.g. app.example.com',
+        )
+        .max(253)
+        .default('localhost'),
+      /** The message's `URI:`; `https://<domain>` (http for localhost) when absent. */
+      uri: z.url().max(2000).optional(),
+      /** One line shown above the fields; '' for none. EIP-4361 allows no line breaks and no non-ASCII. */
+      statement: z
+        .string()
+        .max(300)
+        .regex(
+          /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= ]*$/,
+          'one line of ASCII letters, digits, spaces and URI punctuation',
+        )
+        .default('Sign in with your wallet.'),
+      /** How long a challenge can be verified. */
+      challenge_ttl_seconds: z.int().min(30).max(3600).default(300),
+      /** EIP-155 chain id in ethereum messages (1: Ethereum mainnet). */
+      ethereum_chain_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER).default(1),
+      /** Cluster in solana messages. */
+      solana_chain_id: z.enum(['mainnet', 'devnet', 'testnet']).default('mainnet'),
+    })
+    .prefault({}),
+  passwords: z
+    .object({
+      /** The zxcvbn score (0–4) a password needs for `valid_password`. */
+      min_score: z.int().min(0).max(4).default(3),
+    })
+    .prefault({}),
   rate_limits: z
     .object({
       /** Messages (passcodes, links) to one phone number or email address. */
