@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { CHAINS, type ChainsOptions } from '@latchkey/core';
 
 /** Everything the example server reads from its environment, with the defaults of a new checkout. */
 export interface ServerConfig {
@@ -11,6 +12,8 @@ export interface ServerConfig {
   databaseSchema: string | undefined;
   /** Redis for the rate limits shared by every node (`LATCHKEY_REDIS_URL`); the database when unset. */
   redisUrl: string | undefined;
+  /** RPC endpoints for wallet balances: `LATCHKEY_RPC_<CHAIN>` (mainnet) and `…_TESTNET`. */
+  chains: ChainsOptions;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -25,5 +28,33 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     databaseUrl: env.DATABASE_URL || undefined,
     databaseSchema: env.LATCHKEY_DB_SCHEMA || undefined,
     redisUrl: env.LATCHKEY_REDIS_URL || undefined,
+    chains: chainsFromEnv(env),
   };
+}
+
+/**
+ * `LATCHKEY_RPC_ETHEREUM`, `…_AVALANCHE`, `…_POLYGON`, `…_SOLANA`, `…_POLKADOT` (an Asset Hub
+ * endpoint) and `…_STELLAR` (a Horizon base URL) for mainnet wallets; the same names ending in
+ * `_TESTNET` for testnet wallets (docs/balances.md). A chain left unset answers its balance
+ * reads with 503 `chain_not_configured`.
+ */
+export function chainsFromEnv(env: NodeJS.ProcessEnv): ChainsOptions {
+  const chains: Record<string, { mainnet?: string; testnet?: string }> = {};
+  for (const chain of CHAINS) {
+    for (const [network, suffix] of [
+      ['mainnet', ''],
+      ['testnet', '_TESTNET'],
+    ] as const) {
+      const name = `LATCHKEY_RPC_${chain.toUpperCase()}${suffix}`;
+      const url = env[name];
+      if (!url) continue;
+      if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url))
+        throw new Error(`${name} must be an http(s) URL`);
+      chains[chain] = { ...chains[chain], [network]: url };
+    }
+  }
+  const timeout = env.LATCHKEY_RPC_TIMEOUT_MS;
+  if (timeout !== undefined && !(/^[1-9]\d{0,5}$/.test(timeout) && Number(timeout) <= 120_000))
+    throw new Error(`LATCHKEY_RPC_TIMEOUT_MS must be 1 to 120000 milliseconds, got ${timeout}`);
+  return { ...chains, ...(timeout ? { timeoutMs: Number(timeout) } : {}) };
 }

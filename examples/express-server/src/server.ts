@@ -39,6 +39,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     keyVault: localKeyVault({ keys: { 1: vault_key }, current: 1 }),
     // Development delivery: every passcode and link lands in this file instead of a phone or inbox.
     sender: outboxSender({ path: outboxPath(config) }),
+    chains: config.chains,
   });
   const demo = await loadOrCreateDemoApp(latchkey, config.dataDir);
 
