@@ -172,6 +172,19 @@ export interface WebAuthnChallengesTable {
   created_at: Seconds;
 }
 
+export interface WalletChallengesTable {
+  id: string;
+  app_id: string;
+  wallet_type: string;
+  public_address: string;
+  nonce: string;
+  message: string;
+  user_id: string | null;
+  expires_at: Seconds;
+  used_at: NullableSeconds;
+  created_at: Seconds;
+}
+
 /** Fixed-window counters; `key` names what is limited, and is not scoped by App. */
 export interface RateLimitsTable {
   key: string;
@@ -199,6 +212,7 @@ export interface Database {
   recovery_codes: RecoveryCodesTable;
   webauthn_credentials: WebAuthnCredentialsTable;
   webauthn_challenges: WebAuthnChallengesTable;
+  wallet_challenges: WalletChallengesTable;
 }
 
 export type LatchkeyDb = Kysely<Database>;

@@ -12,6 +12,7 @@ import { kyselySessionRepo } from './repos/session-repo.js';
 import { kyselySigningKeyRepo } from './repos/signing-key-repo.js';
 import { kyselyTotpRepo } from './repos/totp-repo.js';
 import { kyselyUserRepo } from './repos/user-repo.js';
+import { kyselyWalletChallengeRepo } from './repos/wallet-challenge-repo.js';
 import { kyselySeedRepo, kyselyWalletRepo } from './repos/wallet-repo.js';
 import { kyselyWebAuthnRepo } from './repos/webauthn-repo.js';
 import { toStorageError, withStorageErrors } from './storage-errors.js';
@@ -62,6 +63,7 @@ function bind(root: Kysely<Database>, schema: string | undefined): Storage {
     seeds: withStorageErrors(kyselySeedRepo(db)),
     totps: withStorageErrors(kyselyTotpRepo(db)),
     webauthn: withStorageErrors(kyselyWebAuthnRepo(db)),
+    walletChallenges: withStorageErrors(kyselyWalletChallengeRepo(db)),
     async transaction(fn) {
       // Inside a transaction (ours, or one the host handed in as `db`), nested calls join it.
       if (root.isTransaction) return fn(storage);

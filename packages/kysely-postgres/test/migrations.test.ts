@@ -47,7 +47,15 @@ const openPostgres = async (): Promise<Database> => {
   };
 };
 
-const ALL = ['0001_initial', '0002_auth', '0003_magic_links', '0004_wallets', '0005_totps', '0006_webauthn'];
+const ALL = [
+  '0001_initial',
+  '0002_auth',
+  '0003_magic_links',
+  '0004_wallets',
+  '0005_totps',
+  '0006_webauthn',
+  '0007_wallet_challenges',
+];
 
 // "column type nullable", in table order.
 const CONTACT_COLUMNS = [
@@ -205,6 +213,18 @@ const COLUMNS: Record<string, string[]> = {
     'used_at bigint YES',
     'created_at bigint NO',
   ],
+  wallet_challenges: [
+    'id text NO',
+    'app_id text NO',
+    'wallet_type text NO',
+    'public_address text NO',
+    'nonce text NO',
+    'message text NO',
+    'user_id text YES',
+    'expires_at bigint NO',
+    'used_at bigint YES',
+    'created_at bigint NO',
+  ],
 };
 
 const openers = DATABASE_URL ? { pglite: openPglite, postgres: openPostgres } : { pglite: openPglite };
@@ -273,6 +293,7 @@ for (const [name, open] of Object.entries(openers)) {
         { name: 'phone_numbers_app_id_address_key', type: 'UNIQUE', columns: 'app_id,address' },
         { name: 'seeds_app_id_user_id_key', type: 'UNIQUE', columns: 'app_id,user_id' },
         { name: 'users_app_id_id_key', type: 'UNIQUE', columns: 'app_id,id' },
+        { name: 'wallet_challenges_app_id_nonce_key', type: 'UNIQUE', columns: 'app_id,nonce' },
         {
           name: 'wallets_app_id_wallet_type_public_address_key',
           type: 'UNIQUE',
@@ -285,7 +306,7 @@ for (const [name, open] of Object.entries(openers)) {
         },
       ]);
       const primaryKeys = constraints.filter((c) => c.type === 'PRIMARY KEY').map((c) => c.columns);
-      expect(primaryKeys.sort()).toEqual([...Array(14).fill('id'), 'key,window_start']);
+      expect(primaryKeys.sort()).toEqual([...Array(15).fill('id'), 'key,window_start']);
     });
 
     it('cascades deletes from users to their contacts, codes and sessions', async () => {
@@ -303,6 +324,7 @@ for (const [name, open] of Object.entries(openers)) {
           'sessions_user_fkey',
           'webauthn_credentials_user_fkey',
           'webauthn_challenges_user_fkey',
+          'wallet_challenges_user_fkey',
         ]),
       );
 
@@ -365,6 +387,10 @@ for (const [name, open] of Object.entries(openers)) {
       expect(def('webauthn_credentials_app_id_user_id_idx')).toMatch(/\(app_id, user_id\)$/);
       expect(def('webauthn_challenges_app_id_challenge_hash_idx')).toMatch(/\(app_id, challenge_hash\)$/);
       expect(def('webauthn_challenges_app_id_expires_at_idx')).toMatch(/\(app_id, expires_at\)$/);
+      expect(def('wallet_challenges_latest_idx')).toMatch(
+        /\(app_id, wallet_type, public_address, created_at, id\)$/,
+      );
+      expect(def('wallet_challenges_app_id_expires_at_idx')).toMatch(/\(app_id, expires_at\)$/);
       // Wallet pages go by id: byte order, whatever the database's default collation.
       const [walletId] = await db.sql<{ collation_name: string }>(
         `select collation_name from information_schema.columns

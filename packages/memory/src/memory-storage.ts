@@ -8,6 +8,7 @@ import { memorySessionRepo, memorySigningKeyRepo } from './session-repo.js';
 import { emptyState, type MemoryState, restoreState } from './state.js';
 import { memoryTotpRepo } from './totp-repo.js';
 import { memoryContactRepo, memoryUserRepo } from './user-repo.js';
+import { memoryWalletChallengeRepo } from './wallet-challenge-repo.js';
 import { memorySeedRepo, memoryWalletRepo } from './wallet-repo.js';
 import { memoryWebAuthnRepo } from './webauthn-repo.js';
 
@@ -35,6 +36,7 @@ export function memoryStorage(): Storage {
     totps: memoryTotpRepo(state.totps, state.recoveryCodes),
     seeds: memorySeedRepo(state.seeds),
     webauthn: memoryWebAuthnRepo(state.webauthnCredentials, state.webauthnChallenges),
+    walletChallenges: memoryWalletChallengeRepo(state.walletChallenges),
   };
 
   // Inside a transaction the lock is already held: the tx handle calls the repos directly.

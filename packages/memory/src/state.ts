@@ -9,6 +9,7 @@ import type {
   SigningKeyRecord,
   TotpRecord,
   UserRecord,
+  WalletChallengeRecord,
   WalletRecord,
   WebAuthnChallengeRecord,
   WebAuthnCredentialRecord,
@@ -31,6 +32,7 @@ export interface MemoryState {
   seeds: Map<string, SeedRecord>;
   webauthnCredentials: Map<string, WebAuthnCredentialRecord>;
   webauthnChallenges: Map<string, WebAuthnChallengeRecord>;
+  walletChallenges: Map<string, WalletChallengeRecord>;
 }
 
 export const emptyState = (): MemoryState => ({
@@ -49,6 +51,7 @@ export const emptyState = (): MemoryState => ({
   seeds: new Map(),
   webauthnCredentials: new Map(),
   webauthnChallenges: new Map(),
+  walletChallenges: new Map(),
 });
 
 /** Puts `from`'s rows back into `into`, keeping the Map objects the repos hold. */

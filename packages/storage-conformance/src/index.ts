@@ -11,5 +11,6 @@ export {
 export type { ConformanceTarget } from './suite.js';
 export { runStorageConformance } from './suite.js';
 export { makeTotp } from './suite-totps.js';
+export { makeWalletChallenge } from './suite-wallet-challenges.js';
 export { makeWallet } from './suite-wallets.js';
 export { makeWebAuthnChallenge, makeWebAuthnCredential } from './suite-webauthn.js';

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
 import { authRepoCases } from './suite-auth.js';
 import { totpRepoCases } from './suite-totps.js';
+import { walletChallengeRepoCases } from './suite-wallet-challenges.js';
 import { walletRepoCases } from './suite-wallets.js';
 import { webauthnRepoCases } from './suite-webauthn.js';
 
@@ -173,6 +174,7 @@ export function runStorageConformance(target: ConformanceTarget): void {
     walletRepoCases(() => s);
     totpRepoCases(() => s);
     webauthnRepoCases(() => s);
+    walletChallengeRepoCases(() => s);
 
     describe('transactions', () => {
       it('commits every write of a transaction', async () => {

@@ -5,6 +5,7 @@ import type { RateLimitRepo } from '../rate-limits/repo.js';
 import type { SessionRepo, SigningKeyRepo } from '../sessions/repo.js';
 import type { TotpRepo } from '../totps/repo.js';
 import type { ContactRepo, UserRepo } from '../users/repo.js';
+import type { WalletChallengeRepo } from '../wallet-auth/repo.js';
 import type { SeedRepo, WalletRepo } from '../wallets/repo.js';
 import type { WebAuthnRepo } from '../webauthn/repo.js';
 
@@ -25,6 +26,7 @@ export interface Storage {
   magicLinks: MagicLinkRepo;
   totps: TotpRepo;
   webauthn: WebAuthnRepo;
+  walletChallenges: WalletChallengeRepo;
   sessions: SessionRepo;
   signingKeys: SigningKeyRepo;
   rateLimits: RateLimitRepo;

@@ -5,6 +5,7 @@ import * as magicLinks from './0003_magic_links.js';
 import * as wallets from './0004_wallets.js';
 import * as totps from './0005_totps.js';
 import * as webauthn from './0006_webauthn.js';
+import * as walletChallenges from './0007_wallet_challenges.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so bundlers keep
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0004_wallets': wallets,
   '0005_totps': totps,
   '0006_webauthn': webauthn,
+  '0007_wallet_challenges': walletChallenges,
 };
