@@ -12,6 +12,12 @@ import { walletTargets } from './wallet-targets.js';
  * autocannon from this process, endpoint by endpoint, beside a bare Express and a bare node:http
  * route in the same run. Prints one table and writes bench/results/latest.json.
  */
+// `npm run bench -- --growth` (npm hands the flag over as npm_config_growth) or BENCH_GROWTH=1.
+if (process.argv.includes('--growth') || process.env.BENCH_GROWTH === '1' || process.env.npm_config_growth) {
+  await import('./growth.js');
+  process.exit(0);
+}
+
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const verifyCodes = Number(process.env.BENCH_OTP_CODES ?? 2000);
