@@ -1,3 +1,4 @@
+import type { Storage } from '@latchkey/core';
 import {
   type AppRecord,
   appSettingsSchema,
@@ -138,4 +139,13 @@ export function makeMagicLink(
     created_at: NOW,
     ...over,
   };
+}
+
+/** A fresh App with one user in `s`: the starting point of most cases. */
+export async function appWithUser(s: Storage) {
+  const app = makeApp();
+  await s.apps.insert(app);
+  const user = makeUser(app.id);
+  await s.users.insert(user);
+  return { s, app, user };
 }

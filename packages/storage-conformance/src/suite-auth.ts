@@ -1,13 +1,12 @@
 import type { Storage } from '@latchkey/core';
 import { describe, expect, it } from 'vitest';
 import {
-  makeApp,
+  appWithUser,
   makeContact,
   makeMagicLink,
   makeOtp,
   makeSession,
   makeSigningKey,
-  makeUser,
   NOW,
   uid,
 } from './fixtures.js';
@@ -15,14 +14,10 @@ import {
 /** Codes, sessions, signing keys and rate limits: the repositories whose atomicity matters most. */
 export function authRepoCases(storage: () => Storage): void {
   const setup = async () => {
-    const s = storage();
-    const app = makeApp();
-    await s.apps.insert(app);
-    const user = makeUser(app.id);
-    await s.users.insert(user);
-    const email = makeContact(app.id, user.id);
-    await s.emails.insert(email);
-    return { s, app, user, email };
+    const base = await appWithUser(storage());
+    const email = makeContact(base.app.id, base.user.id);
+    await base.s.emails.insert(email);
+    return { ...base, email };
   };
 
   describe('otps', () => {

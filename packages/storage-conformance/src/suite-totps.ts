@@ -1,6 +1,6 @@
 import type { RecoveryCodeRecord, Storage, TotpRecord } from '@latchkey/core';
 import { describe, expect, it } from 'vitest';
-import { makeApp, makeUser, NOW, uid } from './fixtures.js';
+import { appWithUser, NOW, uid } from './fixtures.js';
 
 export function makeTotp(appId: string, userId: string, over: Partial<TotpRecord> = {}): TotpRecord {
   return {
@@ -32,14 +32,7 @@ const codesFor = (t: TotpRecord, n = 3): RecoveryCodeRecord[] =>
 
 /** TOTPs and recovery codes: one active per user, replay refused, lock-out counted atomically. */
 export function totpRepoCases(storage: () => Storage): void {
-  const setup = async () => {
-    const s = storage();
-    const app = makeApp();
-    await s.apps.insert(app);
-    const user = makeUser(app.id);
-    await s.users.insert(user);
-    return { s, app, user };
-  };
+  const setup = () => appWithUser(storage());
 
   describe('totps', () => {
     it('creates pending, replaces an older pending one, activates once, and refuses a new one while active', async () => {

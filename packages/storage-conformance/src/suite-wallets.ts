@@ -1,6 +1,6 @@
 import type { Storage, WalletRecord } from '@latchkey/core';
 import { describe, expect, it } from 'vitest';
-import { makeApp, makeUser, NOW, uid } from './fixtures.js';
+import { appWithUser, makeUser, NOW, uid } from './fixtures.js';
 
 export function makeWallet(appId: string, userId: string, over: Partial<WalletRecord> = {}): WalletRecord {
   return {
@@ -26,14 +26,7 @@ export function makeWallet(appId: string, userId: string, over: Partial<WalletRe
 
 /** Wallets and seeds: one default per (user, type) and one seed per user, under races too. */
 export function walletRepoCases(storage: () => Storage): void {
-  const setup = async () => {
-    const s = storage();
-    const app = makeApp();
-    await s.apps.insert(app);
-    const user = makeUser(app.id);
-    await s.users.insert(user);
-    return { s, app, user };
-  };
+  const setup = () => appWithUser(storage());
 
   describe('wallets', () => {
     it('creates a default once per user and type, and returns it after', async () => {

@@ -1,6 +1,6 @@
 import type { Storage, WebAuthnChallengeRecord, WebAuthnCredentialRecord } from '@latchkey/core';
 import { describe, expect, it } from 'vitest';
-import { makeApp, makeUser, NOW, uid } from './fixtures.js';
+import { appWithUser, NOW, uid } from './fixtures.js';
 
 export function makeWebAuthnCredential(
   appId: string,
@@ -50,14 +50,7 @@ export function makeWebAuthnChallenge(
 
 /** WebAuthn credentials and challenges: single-use challenges, one credential id per App, forward-only counters. */
 export function webauthnRepoCases(storage: () => Storage): void {
-  const setup = async () => {
-    const s = storage();
-    const app = makeApp();
-    await s.apps.insert(app);
-    const user = makeUser(app.id);
-    await s.users.insert(user);
-    return { s, app, user };
-  };
+  const setup = () => appWithUser(storage());
 
   describe('webauthn challenges', () => {
     it('consumes a challenge once, for its App and ceremony only, and says why not otherwise', async () => {
