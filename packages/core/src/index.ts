@@ -31,6 +31,9 @@ export type { LatchkeyOptions } from './options.js';
 export type { DeviceFingerprint, OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
 export type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './otps/schema.js';
 export type { OtpService } from './otps/service.js';
+export type { PasswordEstimate } from './passwords/estimator.js';
+export type { StrengthCheckRequest, StrengthCheckResponse } from './passwords/schema.js';
+export type { PasswordService } from './passwords/service.js';
 export type { BalanceQuery, ChainClient } from './ports/chain-client.js';
 export type { Clock } from './ports/clock.js';
 export { nowSeconds, systemClock } from './ports/clock.js';
@@ -64,6 +67,25 @@ export type { CreateUserRequest, CreateUserResponse, User } from './users/schema
 export type { UserService } from './users/service.js';
 export * from './vault/index.js';
 export { VERSION } from './version.js';
+export {
+  ethereumSignInMessage,
+  type SignInMessageFields,
+  solanaSignInMessage,
+} from './wallet-auth/message.js';
+export type {
+  SignInWalletType,
+  WalletChallengeConsumeFailure,
+  WalletChallengeRecord,
+  WalletChallengeRepo,
+} from './wallet-auth/repo.js';
+export { SIGN_IN_WALLET_TYPES } from './wallet-auth/repo.js';
+export type {
+  VerifyWalletRequest,
+  VerifyWalletResponse,
+  WalletChallengeRequest,
+  WalletChallengeResponse,
+} from './wallet-auth/schema.js';
+export type { WalletAuthService } from './wallet-auth/service.js';
 export type { ChainModule, DerivedKey } from './wallets/chains/index.js';
 export { chainModules } from './wallets/chains/index.js';
 export type {

@@ -11,6 +11,7 @@ import { createKernel } from './kernel.js';
 import { magicLinkService } from './magic-links/service.js';
 import { type LatchkeyOptions, latchkeyOptionsSchema } from './options.js';
 import { otpService } from './otps/service.js';
+import { passwordService } from './passwords/service.js';
 import { systemClock } from './ports/clock.js';
 import type { KeyVault } from './ports/key-vault.js';
 import { systemRandom } from './ports/random.js';
@@ -23,6 +24,7 @@ import { totpService } from './totps/service.js';
 import { userService } from './users/service.js';
 import { localKeyVault } from './vault/local-key-vault.js';
 import { VERSION } from './version.js';
+import { walletAuthService } from './wallet-auth/service.js';
 import { walletService } from './wallets/service.js';
 import { webauthnService } from './webauthn/service.js';
 
@@ -54,10 +56,12 @@ export function createLatchkey(options: LatchkeyOptions) {
   const totps = totpService(kernel, sessions);
   const wallets = walletService(kernel);
   const webauthn = webauthnService(kernel, sessions);
+  const walletAuth = walletAuthService(kernel, sessions);
+  const passwords = passwordService(kernel);
   const balances = balanceService(kernel, chainClients(opts.chains, clock));
   const http = createHttpApp(
     kernel,
-    { apps, users, sessions, otps, magicLinks, totps, webauthn, wallets, balances },
+    { apps, users, sessions, otps, magicLinks, totps, webauthn, wallets, balances, walletAuth, passwords },
     {
       maxBodyBytes: opts.http.maxBodyBytes,
       requestTimeoutMs: opts.http.requestTimeoutMs,
@@ -76,6 +80,8 @@ export function createLatchkey(options: LatchkeyOptions) {
     webauthn,
     wallets,
     balances,
+    walletAuth,
+    passwords,
     storage: opts.storage,
     /** The `/v1` HTTP API as a Web-standard handler. `env.clientIp` feeds device fingerprints. */
     fetch: (request: Request, env: { clientIp?: string | undefined } = {}): Promise<Response> =>

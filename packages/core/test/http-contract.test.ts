@@ -8,6 +8,16 @@ import { expectErrorShape, type TestApp, testApp } from './helpers.js';
  * body has required fields need a valid example here (the test fails until one is added).
  */
 const VALID_BODIES: Record<string, unknown> = {
+  'POST /v1/auth/wallets/challenge': {
+    wallet_type: 'ethereum',
+    public_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+  },
+  'POST /v1/auth/wallets/verify': {
+    wallet_type: 'solana',
+    public_address: '11111111111111111111111111111111',
+    signature: '1'.repeat(64),
+  },
+  'POST /v1/auth/passwords/strength_check': { password: 'correct horse battery staple' },
   'POST /v1/auth/users': { email: 'valid@example.com' },
   'POST /v1/auth/otps/sms/send': { phone_number: '+14155550100' },
   'POST /v1/auth/otps/email/send': { email: 'valid@example.com' },

@@ -10,6 +10,8 @@ import { registerMagicLinkRoutes } from '../magic-links/routes.js';
 import type { MagicLinkService } from '../magic-links/service.js';
 import { registerOtpRoutes } from '../otps/routes.js';
 import type { OtpService } from '../otps/service.js';
+import { registerPasswordRoutes } from '../passwords/routes.js';
+import type { PasswordService } from '../passwords/service.js';
 import { routeLimitMiddleware } from '../rate-limits/route-limits.js';
 import { PUBLIC_JWKS_PATH, registerSessionRoutes } from '../sessions/routes.js';
 import type { SessionService } from '../sessions/service.js';
@@ -17,6 +19,8 @@ import { registerTotpRoutes } from '../totps/routes.js';
 import type { TotpService } from '../totps/service.js';
 import { registerUserRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
+import { registerWalletAuthRoutes } from '../wallet-auth/routes.js';
+import type { WalletAuthService } from '../wallet-auth/service.js';
 import { registerWalletRoutes } from '../wallets/routes.js';
 import type { WalletService } from '../wallets/service.js';
 import { registerWebAuthnRoutes } from '../webauthn/routes.js';
@@ -41,6 +45,8 @@ export interface HttpServices {
   wallets: WalletService;
   balances: BalanceService;
   webauthn: WebAuthnService;
+  walletAuth: WalletAuthService;
+  passwords: PasswordService;
 }
 
 export interface HttpOptions {
@@ -84,6 +90,8 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   registerWalletRoutes(app, services.wallets);
   registerBalanceRoutes(app, services.balances);
   registerWebAuthnRoutes(app, services.webauthn);
+  registerWalletAuthRoutes(app, services.walletAuth);
+  registerPasswordRoutes(app, services.passwords);
 
   const allowedMethods = methodTable(app);
   app.notFound((c) => {
