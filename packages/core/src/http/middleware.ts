@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppService } from '../apps/service.js';
 import { newSecret } from '../crypto/ids.js';
+import { readTextCapped } from '../crypto/read-capped.js';
 import { LatchkeyError } from '../errors.js';
 import type { RandomSource } from '../ports/random.js';
 import type { HttpEnv } from './env.js';
@@ -52,7 +53,11 @@ export function jsonBodyMiddleware(maxBytes: number): Middleware {
       throw new LatchkeyError('unsupported_media_type');
     const declared = Number(c.req.header('content-length') ?? 0);
     if (declared > maxBytes) throw new LatchkeyError('request_too_large', tooLarge(maxBytes));
-    const text = await readCapped(c.req.raw.body, maxBytes);
+    const text = await readTextCapped(
+      c.req.raw.body,
+      maxBytes,
+      () => new LatchkeyError('request_too_large', tooLarge(maxBytes)),
+    );
     try {
       JSON.parse(text);
     } catch {
@@ -65,30 +70,6 @@ export function jsonBodyMiddleware(maxBytes: number): Middleware {
 }
 
 const tooLarge = (max: number) => `The request body is larger than ${max} bytes.`;
-
-async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string> {
-  if (!body) return '';
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new LatchkeyError('request_too_large', tooLarge(maxBytes));
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}
 
 /** Route options for routes that need the App's secret key: documented and enforced together. */
 export const secretKeyOnly = { security: secretKeySecurity, middleware: requireSecretKey };

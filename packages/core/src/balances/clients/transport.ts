@@ -1,3 +1,4 @@
+import { readTextCapped } from '../../crypto/read-capped.js';
 import { LatchkeyError } from '../../errors.js';
 import { parseJsonExact } from './json.js';
 
@@ -92,27 +93,7 @@ async function readCapped(res: Response, ep: Endpoint): Promise<string> {
     await res.body?.cancel().catch(() => {});
     throw tooLarge(ep);
   }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(ep);
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  return readTextCapped(res.body, MAX_ANSWER_BYTES, () => tooLarge(ep));
 }
 
 const tooLarge = (ep: Endpoint) =>
