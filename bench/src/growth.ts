@@ -49,7 +49,7 @@ try {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${await res.text()}`);
-    return res.json() as Promise<Record<string, any>>;
+    return res.json() as Promise<Record<string, string>>;
   };
   console.log(`Growth bench on ${app.storage}: sizes 0, ${sizes.join(', ')} users`);
   const user = await call('POST', '/v1/auth/users', { email: 'growth.user@example.com' });
