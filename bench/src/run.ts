@@ -5,6 +5,7 @@ import { readOutbox } from '@latchkey/senders';
 import { startChild } from './child.js';
 import { ed25519SignRate } from './ed25519-rate.js';
 import { type Measurement, measure, type Target } from './measure.js';
+import { walletAuthTargets } from './wallet-auth-targets.js';
 import { walletTargets } from './wallet-targets.js';
 
 /**
@@ -88,6 +89,12 @@ try {
   let nextVerify = 0;
 
   const wallets = await walletTargets(url, secret_key, call, Number(process.env.BENCH_WALLET_CREATES ?? 300));
+  const walletAuth = await walletAuthTargets(
+    url,
+    public_token,
+    call,
+    Number(process.env.BENCH_WALLET_VERIFIES ?? 1000),
+  );
 
   const targets: Target[] = [
     { name: 'bare node:http', url: `${bareNode.info.url}/bare` },
@@ -117,6 +124,7 @@ try {
       amount: verifyCodes,
     },
     ...wallets,
+    ...walletAuth,
   ];
 
   const results: Measurement[] = [];
