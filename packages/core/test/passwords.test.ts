@@ -216,7 +216,7 @@ describe('password strength check', () => {
     expect(expectErrorShape(unknown).error_type).toBe('user_not_found');
   });
 
-  it('refuses a password over 256 characters with a 400 naming the field, and judges long ones by their first 100', async () => {
+  it('refuses a password over 256 characters with a 400 naming the field, and judges long ones by their first 64', async () => {
     const t = await setup();
     const tooLong = await t.call('POST', CHECK, { password: 'a'.repeat(257) }, t.public_token);
     expect(tooLong.status).toBe(400);
