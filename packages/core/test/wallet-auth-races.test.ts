@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { kyselyStorage, pgliteStorage } from '@latchkey/kysely-postgres';
-import { Wallet } from 'ethers';
+import { type HDNodeWallet, Wallet } from 'ethers';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLatchkey, type Latchkey, type Storage } from '../src/index.js';
@@ -69,7 +69,7 @@ describe.each(backends)('wallet sign-in races on $name', (backend) => {
     await dispose?.();
   });
 
-  const signedChallenges = async (wallet: Wallet, count: number) =>
+  const signedChallenges = async (wallet: HDNodeWallet, count: number) =>
     Promise.all(
       Array.from({ length: count }, async () => {
         const c = await latchkey.walletAuth.challenge(appId, {
