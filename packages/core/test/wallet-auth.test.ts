@@ -294,6 +294,18 @@ describe('ethereum sign-in (EIP-4361)', () => {
     expect(parsed.uri).toBe('https://app.example.com/login');
     expect(parsed.statement).toBeUndefined();
     expect(d.challenge).toContain(`${alice.address}\n\n\nURI: https://app.example.com/login\n`);
+    for (const [domain, uri] of [
+      ['localhost:5173', 'http://localhost:5173'],
+      ['127.0.0.1:3000', 'http://127.0.0.1:3000'],
+      ['localhost.example.com', 'https://localhost.example.com'],
+    ]) {
+      await t.latchkey.apps.updateSettings(t.app_id, { wallet_auth: { domain } });
+      const e = await t.latchkey.walletAuth.challenge(t.app_id, {
+        wallet_type: 'ethereum',
+        public_address: alice.address,
+      });
+      expect(new SiweMessage(e.challenge)).toMatchObject({ domain, uri });
+    }
   });
 });
 

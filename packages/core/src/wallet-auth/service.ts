@@ -40,7 +40,9 @@ const sameAddress = (walletType: SignInWalletType, a: string, b: string) =>
 
 /** Where the message says the sign-in happens: the App's setting, or the domain over https. */
 const messageUri = (s: AppSettings['wallet_auth']) =>
-  s.uri ?? `${/^(localhost|127\.|\[::1\])/.test(s.domain) ? 'http' : 'https'}://${s.domain}`;
+  s.uri ?? `${LOOPBACK.test(s.domain) ? 'http' : 'https'}://${s.domain}`;
+
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/;
 
 export type WalletAuthService = ReturnType<typeof walletAuthService>;
 
