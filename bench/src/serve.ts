@@ -14,7 +14,11 @@ const { app_id, secret_key, public_token } = process.env.BENCH_APP
   : await server.latchkey.apps.create({
       name: 'bench',
       settings: {
-        rate_limits: { per_app: high, per_destination: high, public_routes: { verify: high, send: high } },
+        rate_limits: {
+          per_app: high,
+          per_destination: high,
+          public_routes: { verify: high, send: high, compute: high },
+        },
       },
     });
 console.log(

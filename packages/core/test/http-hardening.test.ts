@@ -234,6 +234,7 @@ describe('per-route rate limits', () => {
     expect(routeClass('POST /v1/auth/otps/email/login_or_create')).toBe('send');
     expect(routeClass('POST /v1/auth/otps/sms/send')).toBe('send');
     expect(routeClass('POST /v1/auth/wallets/challenge')).toBe('send');
+    expect(routeClass('POST /v1/auth/passwords/strength_check')).toBe('compute');
     expect(routeClass('POST /v1/auth/sessions/authenticate')).toBe('other');
     expect(routeClass('GET /v1/auth/users/{user_id}')).toBe('other');
   });
@@ -317,6 +318,7 @@ describe('per-route rate limits', () => {
     expect(appSettingsSchema.parse({}).rate_limits.public_routes).toEqual({
       verify: { limit: 30, window_seconds: 60 },
       send: { limit: 30, window_seconds: 60 },
+      compute: { limit: 60, window_seconds: 60 },
     });
   });
 });

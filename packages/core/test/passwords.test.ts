@@ -97,7 +97,11 @@ const TABLE: Record<string, string[]> = {
 
 async function setup(settings: Record<string, unknown> = {}) {
   const t = await testApp();
-  if (Object.keys(settings).length) await t.latchkey.apps.updateSettings(t.app_id, settings);
+  // The table below makes more public-token checks than the default per-IP limit allows.
+  await t.latchkey.apps.updateSettings(t.app_id, {
+    rate_limits: { public_routes: { compute: { limit: 10_000 } } },
+    ...settings,
+  });
   return t;
 }
 

@@ -8,12 +8,14 @@ import type { RouteInfo } from '../http/route-table.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RuleKey } from './route-rules.js';
 
-export type RouteClass = 'verify' | 'send' | 'other';
+export type RouteClass = 'verify' | 'send' | 'compute' | 'other';
 
 // Session checks end in /authenticate too, but carry a 256-bit token, and pages call them often.
 const NOT_VERIFY = new Set(['POST /v1/auth/sessions/authenticate']);
 const VERIFY_STEPS = new Set(['verify', 'authenticate', 'recover', 'complete']);
 const SEND_STEPS = new Set(['send', 'login_or_create', 'begin', 'challenge']);
+// CPU-heavy for us, free for the caller.
+const COMPUTE_STEPS = new Set(['strength_check']);
 
 /**
  * The class of a route, by the last step of its path, so routes added later are classed
@@ -25,6 +27,7 @@ export function routeClass(routeKey: string): RouteClass {
   const step = routeKey.split('/').at(-1) ?? '';
   if (VERIFY_STEPS.has(step)) return 'verify';
   if (SEND_STEPS.has(step)) return 'send';
+  if (COMPUTE_STEPS.has(step)) return 'compute';
   return 'other';
 }
 

@@ -34,8 +34,11 @@ export const routeLimitSettings = {
   /**
    * Calls with the public token, per App and client IP: `verify` for routes that check a
    * passcode, link, TOTP, signature or assertion; `send` for routes that send a message or start
-   * a proof (the per-destination send limits apply as well).
+   * a proof (the per-destination send limits apply as well); `compute` for routes that cost us
+   * CPU (the password strength check).
    */
-  public_routes: z.object({ verify: classRule(30, 60), send: classRule(30, 60) }).prefault({}),
+  public_routes: z
+    .object({ verify: classRule(30, 60), send: classRule(30, 60), compute: classRule(60, 60) })
+    .prefault({}),
   routes: z.record(z.string().regex(ROUTE_KEY, 'a route is "METHOD /v1/path"'), routeRuleSchema).default({}),
 };
