@@ -23,7 +23,7 @@ export interface WalletRecord {
   derivation_path: string | null;
   /** The id of the key material: the seed's id, or the wallet's own for imported keys. */
   key_id: string | null;
-  /** Imported keys only, sealed by the KeyVault. */
+  /** The wallet's private key, sealed by the KeyVault (seed wallets keep it too, so signing skips the seed stretch). */
   sealed_private_key: string | null;
   is_default: boolean;
   is_imported: boolean;

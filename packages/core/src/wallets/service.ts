@@ -66,7 +66,16 @@ export function walletService(k: Kernel) {
   /** Runs `use` with the wallet's key, unsealed for the call only and wiped after. */
   async function withKey<T>(wallet: WalletRecord, use: (key: DerivedKey) => T | Promise<T>): Promise<T> {
     let key: DerivedKey;
-    if (wallet.key_source === 'seed') {
+    if (wallet.sealed_private_key) {
+      const raw = await k.vault.open(wallet.sealed_private_key, keyContext(wallet));
+      try {
+        key = chainModules[wallet.wallet_type].fromPrivateKey(new TextDecoder().decode(raw), {
+          network: wallet.network,
+        });
+      } finally {
+        wipe(raw);
+      }
+    } else if (wallet.key_source === 'seed') {
       const seed = await k.storage.seeds.get(wallet.app_id, wallet.user_id);
       if (!seed) throw new LatchkeyError('internal_error', 'The seed of this wallet is missing.');
       const entropy = await k.vault.open(seed.sealed_entropy, seedContext(wallet.app_id, wallet.user_id));
@@ -76,15 +85,6 @@ export function walletService(k: Kernel) {
         });
       } finally {
         wipe(entropy);
-      }
-    } else if (wallet.key_source === 'imported' && wallet.sealed_private_key) {
-      const raw = await k.vault.open(wallet.sealed_private_key, keyContext(wallet));
-      try {
-        key = chainModules[wallet.wallet_type].fromPrivateKey(new TextDecoder().decode(raw), {
-          network: wallet.network,
-        });
-      } finally {
-        wipe(raw);
       }
     } else {
       throw new LatchkeyError('wallet_read_only');
@@ -116,10 +116,21 @@ export function walletService(k: Kernel) {
       } finally {
         wipe(entropy);
       }
-      wipe(derived.privateKey);
       const now = k.now();
+      const id = k.id('wallet');
+      // The derived key is sealed on the wallet too: signing then costs one vault open, not the
+      // BIP39 seed stretch (2048 rounds of PBKDF2) per signature. The seed stays the root.
+      const encoded = new TextEncoder().encode(
+        chainModules[input.wallet_type].encodePrivateKey(derived.privateKey, { network }),
+      );
+      let sealed: string;
+      try {
+        sealed = await k.vault.seal(encoded, keyContext({ app_id: appId, id }));
+      } finally {
+        wipe(derived.privateKey, encoded);
+      }
       const { wallet } = await k.storage.wallets.createDefaultIfAbsent({
-        id: k.id('wallet'),
+        id,
         app_id: appId,
         user_id: input.user_id,
         wallet_type: input.wallet_type,
@@ -128,7 +139,7 @@ export function walletService(k: Kernel) {
         key_source: 'seed',
         derivation_path: derived.path,
         key_id: seed.id,
-        sealed_private_key: null,
+        sealed_private_key: sealed,
         is_default: true,
         is_imported: false,
         is_read_only: false,
