@@ -43,10 +43,24 @@ export function isConnectionError(err: unknown, depth = 0): boolean {
   return isConnectionError(cause, depth + 1);
 }
 
-/** Turns a connection failure into `storage_unavailable` (a 503); any other error is returned as is. */
+// Text the database cannot hold (NUL, bytes invalid in the encoding): the caller's input, not our
+// failure. The HTTP layer refuses such text first; this keeps direct library calls off a 500 too.
+const UNSTORABLE_TEXT_SQLSTATES = new Set(['22021', '22P05']);
+
+/**
+ * Turns a connection failure into `storage_unavailable` (a 503) and text the database cannot hold
+ * into `invalid_field` (a 400); any other error is returned as is.
+ */
 export function toStorageError(err: unknown): unknown {
-  if (err instanceof LatchkeyError || !isConnectionError(err)) return err;
-  return new LatchkeyError('storage_unavailable', undefined, { cause: err });
+  if (err instanceof LatchkeyError) return err;
+  if (isConnectionError(err)) return new LatchkeyError('storage_unavailable', undefined, { cause: err });
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && UNSTORABLE_TEXT_SQLSTATES.has(code)) {
+    return new LatchkeyError('invalid_field', 'A value contains text the database cannot store.', {
+      cause: err,
+    });
+  }
+  return err;
 }
 
 /** The same repository, each method rethrowing connection failures as `storage_unavailable`. */

@@ -28,7 +28,12 @@ import type { WebAuthnService } from '../webauthn/service.js';
 import { corsMiddleware } from './cors.js';
 import type { HttpApp, HttpEnv } from './env.js';
 import { errorResponse } from './error-body.js';
-import { apiKeyMiddleware, jsonBodyMiddleware, requestIdMiddleware } from './middleware.js';
+import {
+  apiKeyMiddleware,
+  jsonBodyMiddleware,
+  requestIdMiddleware,
+  urlTextMiddleware,
+} from './middleware.js';
 import { routeTable } from './route-table.js';
 import { securityHeadersMiddleware } from './security-headers.js';
 import { OPENAPI_PATH, registerSystemRoutes } from './system-routes.js';
@@ -77,6 +82,7 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
     corsMiddleware({ route, listApps: services.apps.list, now: k.now, cacheSeconds: APP_CACHE_SECONDS }),
   );
   app.use('/v1/*', timeoutMiddleware(options.requestTimeoutMs));
+  app.use('/v1/*', urlTextMiddleware);
   app.use('/v1/*', apiKeyMiddleware(services.apps, isOpenPath));
   app.use('/v1/*', jsonBodyMiddleware(options.maxBodyBytes));
   app.use('/v1/*', routeLimitMiddleware(k.rateLimiter, route));

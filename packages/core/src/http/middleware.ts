@@ -6,6 +6,7 @@ import { LatchkeyError } from '../errors.js';
 import type { RandomSource } from '../ports/random.js';
 import type { HttpEnv } from './env.js';
 import { secretKeySecurity } from './security.js';
+import { findUnstorableText, isStorableText, unstorableText } from './text-safety.js';
 
 type Middleware = MiddlewareHandler<HttpEnv>;
 
@@ -39,6 +40,23 @@ export const requireSecretKey: Middleware = async (c, next) => {
   return next();
 };
 
+/** Path segments and query values: decodable, and free of what text columns cannot hold. */
+export const urlTextMiddleware: Middleware = async (c, next) => {
+  const url = new URL(c.req.url);
+  const parts: Array<[string, string]> = url.pathname.split('/').map((segment) => ['path', segment]);
+  for (const [key, value] of url.searchParams) parts.push([key, value], [key, key]);
+  for (const [field, raw] of parts) {
+    let text: string;
+    try {
+      text = field === 'path' ? decodeURIComponent(raw) : raw;
+    } catch {
+      throw new LatchkeyError('invalid_field', 'The URL path is not valid percent-encoding.', { field });
+    }
+    if (!isStorableText(text)) throw unstorableText(field);
+  }
+  return next();
+};
+
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /**
@@ -58,11 +76,14 @@ export function jsonBodyMiddleware(maxBytes: number): Middleware {
       maxBytes,
       () => new LatchkeyError('request_too_large', tooLarge(maxBytes)),
     );
+    let parsed: unknown;
     try {
-      JSON.parse(text);
+      parsed = JSON.parse(text);
     } catch {
       throw new LatchkeyError('invalid_json', text.trim() === '' ? 'The request body is empty.' : undefined);
     }
+    const bad = findUnstorableText(parsed);
+    if (bad !== undefined) throw unstorableText(bad);
     // Hono caches bodies as promises keyed by reader; its type says otherwise.
     (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
     return next();
