@@ -310,3 +310,36 @@ describe('secrets at rest', () => {
     expect(JSON.stringify(keys[0]!.public_jwk)).not.toContain('"d"');
   });
 });
+
+describe('revocation rights', () => {
+  it('revokes by id only with the secret key; by token or JWT with the public token too', async () => {
+    const { t, verify, reverify } = await loggedIn(60);
+    const byId = await t.call(
+      'POST',
+      '/v1/auth/sessions/revoke',
+      { session_id: verify.body.session.id },
+      t.public_token,
+    );
+    expect(byId.status).toBe(403);
+    expect(expectErrorShape(byId).error_type).toBe('secret_key_required');
+    expect(
+      (await t.call('POST', '/v1/auth/sessions/authenticate', { session_token: verify.body.session_token }))
+        .status,
+    ).toBe(200);
+    const byJwt = await t.call(
+      'POST',
+      '/v1/auth/sessions/revoke',
+      { session_jwt: verify.body.session_jwt },
+      t.public_token,
+    );
+    expect(byJwt.status).toBe(200);
+    const other = await reverify({ session_expires_in: 60 });
+    const byToken = await t.call(
+      'POST',
+      '/v1/auth/sessions/revoke',
+      { session_token: other.body.session_token },
+      t.public_token,
+    );
+    expect(byToken.status).toBe(200);
+  });
+});

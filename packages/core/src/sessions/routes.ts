@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { LatchkeyError } from '../errors.js';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
@@ -30,7 +31,7 @@ const revoke = createRoute({
   method: 'post',
   path: '/v1/auth/sessions/revoke',
   tags: ['sessions'],
-  summary: 'Revoke a session by id, token or JWT',
+  summary: 'Revoke a session by token or JWT, or by id with the secret key',
   security: anyKeySecurity,
   request: jsonBody(revokeSessionRequestSchema),
   responses: { 200: jsonResponse('Revoked', revokeSessionResponseSchema), ...errorResponses(413, 415) },
@@ -61,7 +62,14 @@ export function registerSessionRoutes(app: HttpApp, sessions: SessionService) {
   app.openapi(authenticate, async (c) =>
     c.json(await sessions.authenticate(c.get('app').id, c.req.valid('json')), 200),
   );
-  app.openapi(revoke, async (c) => c.json(await sessions.revoke(c.get('app').id, c.req.valid('json')), 200));
+  app.openapi(revoke, async (c) => {
+    const body = c.req.valid('json');
+    // A session id is in every JWT: with only the public token, anyone could log anyone out.
+    // Revoking by id is the App backend's call; a browser proves the session with its token or JWT.
+    if (body.session_id !== undefined && c.get('keyKind') !== 'secret')
+      throw new LatchkeyError('secret_key_required');
+    return c.json(await sessions.revoke(c.get('app').id, body), 200);
+  });
   app.openapi(jwks, async (c) => c.json(jwksBody(await sessions.jwks(c.get('app').id)), 200));
   app.openapi(publicJwks, async (c) => {
     const body = jwksBody(await sessions.publicJwks(c.req.valid('param').app_id));
