@@ -17,8 +17,13 @@ export interface LatchkeyHandlersOptions {
    * `basePath` setting, if any). Default `/api`, for `app/api/[...latchkey]/route.ts`.
    */
   basePath?: string;
-  /** The client's address for device fingerprints; default: `x-forwarded-for`, then `x-real-ip`. */
+  /**
+   * The client's address (device fingerprints, per-IP rate limits). Default: from
+   * `x-forwarded-for`, `trustedProxyHops` entries from the right, else `x-real-ip`.
+   */
   clientIp?: (request: Request) => string | undefined;
+  /** How many proxies (load balancer, CDN) stand in front of the app; default 1. */
+  trustedProxyHops?: number;
 }
 
 export type RouteHandler = (request: Request) => Promise<Response>;
@@ -42,7 +47,9 @@ export function latchkeyHandlers(
   options: LatchkeyHandlersOptions = {},
 ): LatchkeyRouteHandlers {
   const basePath = normalizeBasePath(options.basePath ?? '/api');
-  const clientIpOf = options.clientIp ?? ((request: Request) => clientIpFromHeaders(request.headers));
+  const clientIpOf =
+    options.clientIp ??
+    ((request: Request) => clientIpFromHeaders(request.headers, options.trustedProxyHops ?? 1));
   const resolve = typeof source === 'function' ? source : () => source;
 
   const handle: RouteHandler = async (request) => {

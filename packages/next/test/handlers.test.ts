@@ -201,8 +201,14 @@ describe('client IP', () => {
     return seen.at(-1)!.env;
   };
 
-  it('takes the first hop of x-forwarded-for', async () => {
-    expect(await ipFor({ 'x-forwarded-for': ' 203.0.113.7 , 10.0.0.1' })).toEqual({
+  it('takes the hop the nearest proxy appended, not the first one a client can forge', async () => {
+    expect(await ipFor({ 'x-forwarded-for': ' 6.6.6.6 , 203.0.113.7' })).toEqual({ clientIp: '203.0.113.7' });
+    expect(
+      await ipFor({ 'x-forwarded-for': '6.6.6.6, 203.0.113.7, 10.0.0.1' }, { trustedProxyHops: 2 }),
+    ).toEqual({
+      clientIp: '203.0.113.7',
+    });
+    expect(await ipFor({ 'x-forwarded-for': '203.0.113.7' }, { trustedProxyHops: 3 })).toEqual({
       clientIp: '203.0.113.7',
     });
   });
