@@ -1,2 +1,2 @@
 export type { LatchkeyHandler } from './router.js';
-export { latchkeyRouter } from './router.js';
+export { latchkeyErrorHandler, latchkeyRouter } from './router.js';

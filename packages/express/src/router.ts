@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Latchkey } from '@latchkey/core';
 import {
@@ -61,4 +62,61 @@ async function sendWebResponse(response: Response, res: ExpressResponse): Promis
   });
   const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
   res.end(body);
+}
+
+/** What body-parser (`express.json()` and friends) attaches to the errors it raises. */
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+const BODY_PARSER_ERRORS: Record<string, { status: number; error_type: string; error_message: string }> = {
+  'entity.parse.failed': {
+    status: 400,
+    error_type: 'invalid_json',
+    error_message: 'The request body is not valid JSON.',
+  },
+  'entity.too.large': {
+    status: 413,
+    error_type: 'request_too_large',
+    error_message: 'The request body is larger than the limit.',
+  },
+  'request.size.invalid': {
+    status: 400,
+    error_type: 'invalid_json',
+    error_message: 'The request body is shorter than its Content-Length.',
+  },
+  'encoding.unsupported': {
+    status: 415,
+    error_type: 'unsupported_media_type',
+    error_message: 'Send the request body as UTF-8 JSON.',
+  },
+  'charset.unsupported': {
+    status: 415,
+    error_type: 'unsupported_media_type',
+    error_message: 'Send the request body as UTF-8 JSON.',
+  },
+};
+
+/**
+ * For hosts that parse bodies before Latchkey (`app.use(express.json())`): the parser's own
+ * errors happen before the router runs, so mount this after it to answer them in Latchkey's
+ * documented error shape: `app.use('/auth', latchkeyRouter(latchkey), latchkeyErrorHandler())`.
+ * Other errors pass on to the host's handlers.
+ */
+export function latchkeyErrorHandler() {
+  return (err: unknown, _req: ExpressRequest, res: ExpressResponse, next: NextFunction): void => {
+    const known = BODY_PARSER_ERRORS[(err as BodyParserError | null)?.type ?? ''];
+    if (!known || res.headersSent) return next(err);
+    const request_id = `req_${crypto
+      .getRandomValues(new Uint8Array(12))
+      .reduce((s, b) => s + b.toString(16).padStart(2, '0'), '')
+      .slice(0, 16)}`;
+    res.status(known.status).set('x-request-id', request_id).json({
+      status_code: known.status,
+      request_id,
+      error_type: known.error_type,
+      error_message: known.error_message,
+    });
+  };
 }

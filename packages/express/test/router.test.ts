@@ -3,7 +3,7 @@ import { memoryStorage } from '@latchkey/memory';
 import express from 'express';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { latchkeyRouter } from '../src/index.js';
+import { latchkeyErrorHandler, latchkeyRouter } from '../src/index.js';
 
 const latchkey = createLatchkey({ storage: memoryStorage(), secret: 'x'.repeat(40) });
 let keys: { secret_key: string; public_token: string };
@@ -82,4 +82,41 @@ it('leaves requests outside its routes to Latchkey’s 404, inside the mount', a
   const res = await request(host).get('/auth/nothing-here');
   expect(res.status).toBe(404);
   expect(res.body.error_type).toBe('route_not_found');
+});
+
+describe('behind a host express.json()', () => {
+  it('answers the parser’s own failures in the documented shape with latchkeyErrorHandler()', async () => {
+    const host = express()
+      .use(express.json({ limit: '1kb' }))
+      .use('/auth', latchkeyRouter(latchkey), latchkeyErrorHandler());
+    const malformed = await request(host)
+      .post('/auth/v1/auth/users')
+      .set('authorization', `Bearer ${keys.secret_key}`)
+      .set('content-type', 'application/json')
+      .send('{"email": ');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual({
+      status_code: 400,
+      request_id: malformed.headers['x-request-id'],
+      error_type: 'invalid_json',
+      error_message: expect.any(String),
+    });
+    const large = await request(host)
+      .post('/auth/v1/auth/users')
+      .set('authorization', `Bearer ${keys.secret_key}`)
+      .send({ email: `${'a'.repeat(2000)}@example.com` });
+    expect(large.status).toBe(413);
+    expect(large.body.error_type).toBe('request_too_large');
+  });
+
+  it('leaves other errors to the host', async () => {
+    const host = express()
+      .use('/auth', latchkeyRouter(latchkey), latchkeyErrorHandler())
+      .use((_req, _res, next) => next(new Error('host failure')))
+      .use((_err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+        res.status(418).send('host handler');
+      });
+    const res = await request(host).get('/elsewhere');
+    expect(res.status).toBe(418);
+  });
 });
