@@ -108,10 +108,7 @@ export function latchkeyErrorHandler() {
   return (err: unknown, _req: ExpressRequest, res: ExpressResponse, next: NextFunction): void => {
     const known = BODY_PARSER_ERRORS[(err as BodyParserError | null)?.type ?? ''];
     if (!known || res.headersSent) return next(err);
-    const request_id = `req_${crypto
-      .getRandomValues(new Uint8Array(12))
-      .reduce((s, b) => s + b.toString(16).padStart(2, '0'), '')
-      .slice(0, 16)}`;
+    const request_id = `req_${randomBytes(12).toString('base64url')}`;
     res.status(known.status).set('x-request-id', request_id).json({
       status_code: known.status,
       request_id,
