@@ -10,7 +10,7 @@ ${created ? 'Created the demo App' : 'Demo App'} ${keys.app_id}; keys in ${confi
   secret key:   ${keys.secret_key}
   public token: ${keys.public_token}
 Try:
-  curl -s -X POST ${server.url}/v1/auth/users -H 'Authorization: Bearer ${keys.secret_key}' -H 'Content-Type: application/json' -d '{"email":"ada@example.com"}'
+  curl -s -X POST ${server.url}/v1/auth/users -H 'Authorization: Bearer ${keys.secret_key}' -H 'Content-Type: application/json' -d '{"email":"ada.${Date.now().toString(36)}@example.com"}'
 `);
 
 let stopping = false;

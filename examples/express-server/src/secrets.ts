@@ -23,7 +23,8 @@ export async function loadOrCreateSecrets(
     secret: randomBytes(32).toString('base64url'),
     vault_key: randomBytes(32).toString('base64url'),
   };
-  await mkdir(dataDir, { recursive: true });
+  // Secrets, keys and the outbox live here: the owner's alone.
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   try {
     await writeFile(file, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   } catch (err) {

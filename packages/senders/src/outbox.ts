@@ -42,9 +42,10 @@ export function outboxSender(options: OutboxSenderOptions): Sender {
           url: message.url,
           sent_at: new Date(clock.now()).toISOString(),
         };
-        await mkdir(dirname(path), { recursive: true });
+        // The outbox holds live codes and links: readable by its owner only.
+        await mkdir(dirname(path), { recursive: true, mode: 0o700 });
         // One write of a whole line, and one append at a time per file: lines never interleave.
-        await appendFile(path, `${JSON.stringify(entry)}\n`, 'utf8');
+        await appendFile(path, `${JSON.stringify(entry)}\n`, { encoding: 'utf8', mode: 0o600 });
       }),
   };
 }
