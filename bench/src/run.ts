@@ -5,6 +5,7 @@ import { readOutbox } from '@latchkey/senders';
 import { startChild } from './child.js';
 import { ed25519SignRate } from './ed25519-rate.js';
 import { type Measurement, measure, type Target } from './measure.js';
+import { signInTargets } from './sign-in-targets.js';
 import { walletAuthTargets } from './wallet-auth-targets.js';
 import { walletTargets } from './wallet-targets.js';
 
@@ -96,6 +97,11 @@ try {
     Number(process.env.BENCH_WALLET_VERIFIES ?? 1000),
   );
 
+  const signIns = await signInTargets(
+    { url, secretKey: secret_key, publicToken: public_token, outbox, call },
+    Number(process.env.BENCH_SIGN_INS ?? 500),
+  );
+
   const targets: Target[] = [
     { name: 'bare node:http', url: `${bareNode.info.url}/bare` },
     { name: 'bare Express', url: `${bareExpress.info.url}/bare` },
@@ -125,6 +131,7 @@ try {
     },
     ...wallets,
     ...walletAuth,
+    ...signIns,
   ];
 
   const results: Measurement[] = [];

@@ -19,6 +19,13 @@ const { app_id, secret_key, public_token } = process.env.BENCH_APP
           per_destination: high,
           public_routes: { verify: high, send: high, compute: high },
         },
+        webauthn: { allowed_domains: ['localhost'] },
+        redirect_urls: {
+          login: [`${server.url}/magic-link`],
+          signup: [`${server.url}/magic-link`],
+          default_login: `${server.url}/magic-link`,
+          default_signup: `${server.url}/magic-link`,
+        },
       },
     });
 console.log(
