@@ -107,7 +107,10 @@ const BODY_PARSER_ERRORS: Record<string, { status: number; error_type: string; e
 export function latchkeyErrorHandler() {
   return (err: unknown, _req: ExpressRequest, res: ExpressResponse, next: NextFunction): void => {
     const known = BODY_PARSER_ERRORS[(err as BodyParserError | null)?.type ?? ''];
-    if (!known || res.headersSent) return next(err);
+    if (!known || res.headersSent) {
+      next(err);
+      return;
+    }
     const request_id = `req_${randomBytes(12).toString('base64url')}`;
     res.status(known.status).set('x-request-id', request_id).json({
       status_code: known.status,

@@ -2,9 +2,9 @@ import { LatchkeyError } from '../errors.js';
 
 // NUL cannot be stored in Postgres text, and an unpaired surrogate is not Unicode at all: both are
 // refused at the door with a 400, whatever route or field they arrive in.
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-export const isStorableText = (s: string): boolean => !UNSTORABLE.test(s);
+export const isStorableText = (s: string): boolean => !s.includes('\u0000') && !LONE_SURROGATE.test(s);
 
 /**
  * The dotted path of the first string (key or value) in `value` that cannot be stored, or
