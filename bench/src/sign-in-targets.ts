@@ -35,8 +35,7 @@ export async function signInTargets(ctx: Context, count: number): Promise<Target
     .filter((m) => m.kind === 'magic_link' && m.to.startsWith('bench.link.'))
     .map((m) => new URL(m.url!).searchParams.get('token')!);
 
-  const totpBodies: Array<{ user_id: string; totp_code: string }> = [];
-  const nextStep = Date.now() + 30_000;
+  const totps: Array<{ user_id: string; totp: TOTP }> = [];
   for (let i = 0; i < count; i += 25) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(25, count - i) }, async () => {
@@ -44,11 +43,10 @@ export async function signInTargets(ctx: Context, count: number): Promise<Target
         const created = await call('POST', '/v1/auth/totps/create', { user_id }, secretKey);
         const totp = new TOTP({ secret: Secret.fromBase32(created.secret!) });
         await call('POST', '/v1/auth/totps/verify', { user_id, totp_code: totp.generate() }, secretKey);
-        // The verifying step is used; the next one is accepted (one step either side).
-        return { user_id: user_id!, totp_code: totp.generate({ timestamp: nextStep }) };
+        return { user_id: user_id!, totp };
       }),
     );
-    totpBodies.push(...batch);
+    totps.push(...batch);
   }
 
   let link = 0;
@@ -65,12 +63,17 @@ export async function signInTargets(ctx: Context, count: number): Promise<Target
       amount: tokens.length,
     },
     {
-      name: `POST totps/authenticate (${totpBodies.length} TOTPs)`,
+      name: `POST totps/authenticate (${totps.length} TOTPs)`,
       url: `${url}/v1/auth/totps/authenticate`,
       method: 'POST',
       headers: secret,
-      nextBody: () => totpBodies[totp++ % totpBodies.length],
-      amount: totpBodies.length,
+      // The verifying step is used: send the next step's code (one step either side is accepted),
+      // computed when the request goes out, however long the setup took.
+      nextBody: () => {
+        const { user_id, totp: t } = totps[totp++ % totps.length]!;
+        return { user_id, totp_code: t.generate({ timestamp: Date.now() + 30_000 }) };
+      },
+      amount: totps.length,
     },
     {
       name: 'POST webauthn/authentications/begin',
