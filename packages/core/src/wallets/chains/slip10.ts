@@ -1,6 +1,8 @@
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { utf8 } from '../../crypto/encoding.js';
+import { wipe } from './bytes.js';
+import { bip39Seed } from './mnemonic.js';
 
 const HARDENED = 0x80000000;
 
@@ -27,4 +29,14 @@ export function slip10Ed25519(seed: Uint8Array, path: string): Uint8Array {
   const key = I.slice(0, 32);
   I.fill(0);
   return key;
+}
+
+/** The ed25519 seed a wallet app derives from a mnemonic along `path` (the BIP39 seed is wiped). */
+export function slip10Ed25519FromMnemonic(mnemonic: string, path: string): Uint8Array {
+  const seed = bip39Seed(mnemonic);
+  try {
+    return slip10Ed25519(seed, path);
+  } finally {
+    wipe(seed);
+  }
 }

@@ -1,8 +1,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import { bytesEqual, invalidPrivateKey, wipe } from './bytes.js';
-import { bip39Seed } from './mnemonic.js';
-import { slip10Ed25519 } from './slip10.js';
+import { slip10Ed25519FromMnemonic } from './slip10.js';
 import type { ChainModule, DerivedKey } from './types.js';
 
 // Phantom's and Solflare's default account (the Solana CLI's `--derivation-path` default too).
@@ -34,14 +33,7 @@ export const solana: ChainModule = {
   walletType: 'solana',
   curve: 'ed25519',
   derivationPath: () => PATH,
-  deriveFromMnemonic(mnemonic) {
-    const seed = bip39Seed(mnemonic);
-    try {
-      return keyFrom(slip10Ed25519(seed, PATH), PATH);
-    } finally {
-      wipe(seed);
-    }
-  },
+  deriveFromMnemonic: (mnemonic) => keyFrom(slip10Ed25519FromMnemonic(mnemonic, PATH), PATH),
   fromPrivateKey(encoded) {
     const secret = decodeSecretKey(encoded);
     if (secret?.length !== 64) {
