@@ -1,28 +1,15 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { readOutbox } from '@latchkey/senders';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, uniqueEmail } from './api.js';
-import { type StorageTarget, storageTarget } from './database.js';
-import {
-  newDataDir,
-  removeDataDirs,
-  type SpawnedServer,
-  spawnServer,
-  stopAllServers,
-} from './spawn-server.js';
+import { serverForFile } from './file-server.js';
+import type { SpawnedServer } from './spawn-server.js';
 
+const file = serverForFile();
 let server: SpawnedServer;
-let target: StorageTarget;
-
-beforeAll(async () => {
-  target = storageTarget();
-  server = await spawnServer(await newDataDir(), target.env);
-});
-afterAll(async () => {
-  await stopAllServers();
-  await target?.dispose();
-  await removeDataDirs();
+beforeAll(() => {
+  server = file.server();
 });
 
 /** The link in the newest magic-link email to `to`, from the outbox. */

@@ -2,28 +2,18 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readOutbox } from '@latchkey/senders';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, uniqueEmail } from './api.js';
-import { dumpDatabase, type StorageTarget, storageTarget } from './database.js';
-import {
-  newDataDir,
-  removeDataDirs,
-  type SpawnedServer,
-  spawnServer,
-  stopAllServers,
-} from './spawn-server.js';
+import { dumpDatabase, type StorageTarget } from './database.js';
+import { serverForFile } from './file-server.js';
+import type { SpawnedServer } from './spawn-server.js';
 
+const file = serverForFile();
 let server: SpawnedServer;
 let target: StorageTarget;
-
-beforeAll(async () => {
-  target = storageTarget();
-  server = await spawnServer(await newDataDir(), target.env);
-});
-afterAll(async () => {
-  await stopAllServers();
-  await target?.dispose();
-  await removeDataDirs();
+beforeAll(() => {
+  server = file.server();
+  target = file.target();
 });
 
 /** What the flows below handled in plain text, which the database must not hold. */

@@ -1,0 +1,28 @@
+import { afterAll, beforeAll } from 'vitest';
+import { type StorageTarget, storageTarget } from './database.js';
+import {
+  newDataDir,
+  removeDataDirs,
+  type SpawnedServer,
+  spawnServer,
+  stopAllServers,
+} from './spawn-server.js';
+
+/**
+ * One example server for the whole test file, on the storage the run targets (PGlite, or a
+ * throwaway Postgres schema with DATABASE_URL), stopped and cleaned up after the file.
+ */
+export function serverForFile(): { server(): SpawnedServer; target(): StorageTarget } {
+  let server: SpawnedServer | undefined;
+  let target: StorageTarget | undefined;
+  beforeAll(async () => {
+    target = storageTarget();
+    server = await spawnServer(await newDataDir(), target.env);
+  });
+  afterAll(async () => {
+    await stopAllServers();
+    await target?.dispose();
+    await removeDataDirs();
+  });
+  return { server: () => server!, target: () => target! };
+}
