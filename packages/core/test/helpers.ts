@@ -96,3 +96,11 @@ export function expectErrorShape(res: { status: number; body: any; headers: Head
     error_field?: string;
   };
 }
+
+/** A test App with these settings on a fresh testLatchkey(): most capability tests start here. */
+export async function appWithSettings(settings: Record<string, unknown> = {}) {
+  const { latchkey, clock, sender } = testLatchkey();
+  const t = await testApp(latchkey);
+  if (Object.keys(settings).length) await latchkey.apps.updateSettings(t.app_id, settings);
+  return { t, latchkey, clock, sender };
+}

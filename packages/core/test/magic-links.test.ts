@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isAllowedRedirect } from '../src/index.js';
-import { expectErrorShape, testApp, testLatchkey } from './helpers.js';
+import { appWithSettings, expectErrorShape, testApp } from './helpers.js';
 
 const LOGIN = 'https://app.example.com/auth/login';
 const SIGNUP = 'https://app.example.com/auth/signup';
@@ -13,9 +13,7 @@ async function setup(
     default_signup: SIGNUP,
   },
 ) {
-  const { latchkey, clock, sender } = testLatchkey();
-  const t = await testApp(latchkey);
-  await latchkey.apps.updateSettings(t.app_id, { redirect_urls: redirects });
+  const { latchkey, clock, sender, t } = await appWithSettings({ redirect_urls: redirects });
   const lastLink = (to: string) => {
     const m = sender.sent.filter((x) => x.to === to && x.kind === 'magic_link').at(-1);
     if (!m?.url) throw new Error(`no link sent to ${to}`);

@@ -1,14 +1,9 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { fingerprintMatches } from '../src/otps/service.js';
-import { expectErrorShape, testApp, testLatchkey } from './helpers.js';
+import { appWithSettings, expectErrorShape, testApp } from './helpers.js';
 
-async function setup(settings: Record<string, unknown> = {}) {
-  const { latchkey, clock, sender } = testLatchkey();
-  const t = await testApp(latchkey);
-  if (Object.keys(settings).length) await latchkey.apps.updateSettings(t.app_id, settings);
-  return { t, clock, sender, latchkey };
-}
+const setup = appWithSettings;
 
 describe('OTP send and login_or_create', () => {
   it('creates the user by email, sends a 6-digit code and reports the method', async () => {

@@ -1,12 +1,10 @@
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { verifySessionJwt } from '../src/index.js';
-import { expectErrorShape, testApp, testLatchkey } from './helpers.js';
+import { appWithSettings, expectErrorShape, testApp } from './helpers.js';
 
 async function loggedIn(minutes: number | null = 60, settings: Record<string, unknown> = {}) {
-  const { latchkey, clock, sender } = testLatchkey();
-  const t = await testApp(latchkey);
-  if (Object.keys(settings).length) await latchkey.apps.updateSettings(t.app_id, settings);
+  const { latchkey, clock, sender, t } = await appWithSettings(settings);
   const email = `u${Math.random().toString(36).slice(2)}@example.com`;
   const send = await t.call('POST', '/v1/auth/otps/email/login_or_create', { email });
   const verify = await t.call('POST', '/v1/auth/otps/verify', {

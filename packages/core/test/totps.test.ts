@@ -3,7 +3,7 @@ import * as jsqrModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { matchingStep } from '../src/index.js';
-import { expectErrorShape, testApp, testLatchkey } from './helpers.js';
+import { appWithSettings, expectErrorShape, testApp } from './helpers.js';
 
 /** An independent RFC 4226/6238 implementation on node:crypto, as the oracle. */
 function oracleCode(
@@ -41,9 +41,7 @@ function decodeQr(dataUri: string): string {
 }
 
 async function setup(settings: Record<string, unknown> = {}) {
-  const { latchkey, clock } = testLatchkey();
-  const t = await testApp(latchkey);
-  if (Object.keys(settings).length) await latchkey.apps.updateSettings(t.app_id, settings);
+  const { latchkey, clock, t } = await appWithSettings(settings);
   const user = await t.call('POST', '/v1/auth/users', { email: 'totp.user@example.com' });
   const now = () => Math.floor(clock.now() / 1000);
   return { t, clock, latchkey, user_id: user.body.user_id as string, now };
