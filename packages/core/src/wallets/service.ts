@@ -11,6 +11,7 @@ import {
 import { encryptForRecipient } from './export/index.js';
 import type { SeedRecord, WalletRecord, WalletType } from './repo.js';
 import type { ImportWalletRequest, SignTransactionRequest, Wallet } from './schema.js';
+import { type SignUnder, signWithoutPolicies } from './signing-request.js';
 import { decodeTransaction, encodeTransaction } from './transaction-encoding.js';
 
 /** The wallet as the spec's Wallet object. */
@@ -33,7 +34,12 @@ const keyContext = (w: Pick<WalletRecord, 'app_id' | 'id'>) => `latchkey/wallet-
 
 export type WalletService = ReturnType<typeof walletService>;
 
-export function walletService(k: Kernel) {
+/** `signUnder` gates every signature (wallet policies); by default nothing is refused. */
+export function walletService(
+  k: Kernel,
+  { signUnder = signWithoutPolicies }: { signUnder?: SignUnder } = {},
+) {
+  void signUnder;
   async function requireUser(appId: string, userId: string) {
     if (!(await k.storage.users.get(appId, userId))) throw new LatchkeyError('user_not_found');
   }
