@@ -1,5 +1,5 @@
 export type { ApiKeyKind, AppRecord, AppRepo } from './apps/repo.js';
-export type { AppKeys, AppSettings, AppSettingsInput, CreateAppInput } from './apps/schema.js';
+export type { AppKeys, AppSettings, AppSettingsInput, AppView, CreateAppInput } from './apps/schema.js';
 export { appSettingsSchema } from './apps/schema.js';
 export type { AppService } from './apps/service.js';
 export type { ChainClients } from './balances/chain-clients.js';

@@ -18,6 +18,7 @@ const VALID_BODIES: Record<string, unknown> = {
     signature: '1'.repeat(64),
   },
   'POST /v1/auth/passwords/strength_check': { password: 'correct horse battery staple' },
+  'PATCH /v1/app/settings': { otp: { max_attempts: 6 } },
   'POST /v1/auth/users': { email: 'valid@example.com' },
   'POST /v1/auth/otps/sms/send': { phone_number: '+14155550100' },
   'POST /v1/auth/otps/email/send': { email: 'valid@example.com' },

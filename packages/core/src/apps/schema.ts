@@ -181,3 +181,21 @@ export interface AppKeys {
   secret_key: string;
   public_token: string;
 }
+
+/** `GET /v1/app` and `PATCH /v1/app/settings`: the App without anything secret. */
+export const appViewSchema = z
+  .object({
+    app_id: z.string(),
+    name: z.string(),
+    settings: appSettingsSchema,
+    created_at: z.int(),
+    updated_at: z.int(),
+  })
+  .openapi('App');
+
+export type AppView = z.infer<typeof appViewSchema>;
+
+/** A JSON merge patch (RFC 7396) of the settings: given fields change, `null` resets one. */
+export const settingsPatchSchema = z
+  .record(z.string(), z.unknown())
+  .openapi('AppSettingsPatch', { description: 'A JSON merge patch of the App settings' });

@@ -1,14 +1,26 @@
 import { newSecret } from '../crypto/ids.js';
 import { LatchkeyError } from '../errors.js';
+import { validationError } from '../http/validation-hook.js';
 import { APP_CACHE_SECONDS, type Kernel } from '../kernel.js';
 import type { ApiKeyKind, AppRecord } from './repo.js';
 import {
   type AppKeys,
   type AppSettingsInput,
+  type AppView,
   appSettingsSchema,
   type CreateAppInput,
   createAppInputSchema,
 } from './schema.js';
+import { assertKnownKeys, mergePatch } from './settings-patch.js';
+
+/** The App as the API shows it: never its key hashes. */
+export const appView = (app: AppRecord): AppView => ({
+  app_id: app.id,
+  name: app.name,
+  settings: app.settings,
+  created_at: app.created_at,
+  updated_at: app.updated_at,
+});
 
 export type AppService = ReturnType<typeof appService>;
 
@@ -17,6 +29,20 @@ export function appService(k: Kernel) {
   // Every request presents a key: remembering recent answers saves a database round trip each.
   // A key rotated in another process keeps working here for at most APP_CACHE_SECONDS.
   const keyCache = new Map<string, { found: { app: AppRecord; kind: ApiKeyKind } | null; until: number }>();
+
+  async function get(appId: string): Promise<AppRecord> {
+    const app = await k.storage.apps.get(appId);
+    if (!app) throw new LatchkeyError('app_not_found');
+    return app;
+  }
+
+  async function storeSettings(appId: string, settings: AppRecord['settings']): Promise<AppRecord> {
+    const app = await k.storage.apps.update(appId, { settings, updated_at: k.now() });
+    // Other processes see the change once their App cache expires (APP_CACHE_SECONDS).
+    k.forgetApp(appId);
+    if (!app) throw new LatchkeyError('app_not_found');
+    return app;
+  }
 
   return {
     /** Creates an App and returns its keys: the only time they are readable. */
@@ -40,23 +66,27 @@ export function appService(k: Kernel) {
       return { app_id: app.id, secret_key, public_token, app };
     },
 
-    async get(appId: string): Promise<AppRecord> {
-      const app = await k.storage.apps.get(appId);
-      if (!app) throw new LatchkeyError('app_not_found');
-      return app;
-    },
+    get,
 
     list: () => k.storage.apps.list(),
 
     /** Replaces the App's settings with these (defaults fill what is left out). */
-    async updateSettings(appId: string, settings: AppSettingsInput): Promise<AppRecord> {
-      const app = await k.storage.apps.update(appId, {
-        settings: appSettingsSchema.parse(settings),
-        updated_at: k.now(),
-      });
-      k.forgetApp(appId);
-      if (!app) throw new LatchkeyError('app_not_found');
-      return app;
+    updateSettings: (appId: string, settings: AppSettingsInput): Promise<AppRecord> =>
+      storeSettings(appId, appSettingsSchema.parse(settings)),
+
+    /**
+     * Applies a JSON merge patch to the App's settings: only the fields given change, `null`
+     * resets a field to its default. Unknown or invalid fields are refused with the field's path.
+     */
+    async patchSettings(appId: string, patch: unknown): Promise<AppRecord> {
+      if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
+        throw new LatchkeyError('invalid_field', 'The settings patch must be a JSON object.');
+      assertKnownKeys(appSettingsSchema, patch);
+      const app = await get(appId);
+      const merged = mergePatch(app.settings, patch);
+      const parsed = appSettingsSchema.safeParse(merged);
+      if (!parsed.success) throw validationError(parsed.error, 'json', merged);
+      return storeSettings(appId, parsed.data);
     },
 
     /**
@@ -67,7 +97,7 @@ export function appService(k: Kernel) {
       appId: string,
       options: { graceSeconds?: number } = {},
     ): Promise<Pick<AppKeys, 'app_id' | 'secret_key'>> {
-      const app = await this.get(appId);
+      const app = await get(appId);
       const secret_key = newSecret('sk_', k.random);
       const now = k.now();
       const grace = Math.max(0, Math.floor(options.graceSeconds ?? 0));

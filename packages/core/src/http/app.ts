@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { registerAppRoutes } from '../apps/routes.js';
 import type { AppService } from '../apps/service.js';
 import { registerBalanceRoutes } from '../balances/routes.js';
 import type { BalanceService } from '../balances/service.js';
@@ -88,6 +89,7 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   app.use('/v1/*', routeLimitMiddleware(k.rateLimiter, route));
 
   registerSystemRoutes(app, { version: options.version });
+  registerAppRoutes(app, services.apps);
   registerUserRoutes(app, services.users);
   registerOtpRoutes(app, services.otps);
   registerMagicLinkRoutes(app, services.magicLinks);
