@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import path from 'node:path';
-import type { AppKeys, Latchkey } from '@latchkey/core';
+import type { Latchkey } from '@latchkey/core';
+import { type AdminCall, adminErrorMessage, runAdminCall } from './admin-operations.js';
 
 /**
  * Embedded PGlite is single-process: while the server runs, the CLI cannot open the same data
@@ -39,16 +40,14 @@ export async function serveAdminSocket(latchkey: Latchkey, dataDir: string): Pro
     });
     req.on('end', async () => {
       try {
-        if (req.method !== 'POST' || req.url !== '/apps')
-          throw new Error(`unknown admin call ${req.method} ${req.url}`);
-        const { app_id, secret_key, public_token } = await latchkey.apps.create(JSON.parse(body));
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ app_id, secret_key, public_token }));
+        if (req.method !== 'POST' || req.url !== '/admin')
+          throw new Error(`unknown admin request ${req.method} ${req.url}`);
+        const result = await runAdminCall(latchkey, JSON.parse(body) as AdminCall);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
       } catch (err) {
         res
           .writeHead(400, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ error: String(err) }));
+          .end(JSON.stringify({ error: adminErrorMessage(err) }));
       }
     });
   });
@@ -59,15 +58,15 @@ export async function serveAdminSocket(latchkey: Latchkey, dataDir: string): Pro
   return server;
 }
 
-/** Asks a running server to create an App; undefined when no server answers on the socket. */
-export function createAppThroughServer(
+/** Asks a running server to run an admin call; undefined when no server answers on the socket. */
+export function adminCallThroughServer(
   dataDir: string,
-  input: { name: string },
-): Promise<AppKeys | undefined> {
+  call: AdminCall,
+): Promise<{ result: unknown } | undefined> {
   const socketPath = adminSocketPath(dataDir);
   if (!existsSync(socketPath)) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath, path: '/apps', method: 'POST' }, (res) => {
+    const req = request({ socketPath, path: '/admin', method: 'POST' }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => {
@@ -75,7 +74,7 @@ export function createAppThroughServer(
       });
       res.on('end', () => {
         const body = JSON.parse(text);
-        if (res.statusCode === 200) resolve(body as AppKeys);
+        if (res.statusCode === 200) resolve({ result: body });
         else reject(new Error(body.error));
       });
     });
@@ -83,6 +82,6 @@ export function createAppThroughServer(
     req.on('error', (err: NodeJS.ErrnoException) =>
       err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? resolve(undefined) : reject(err),
     );
-    req.end(JSON.stringify(input));
+    req.end(JSON.stringify(call));
   });
 }

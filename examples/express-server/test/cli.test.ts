@@ -67,3 +67,60 @@ describe('latchkey app create', () => {
     expect(await again.stop()).toEqual({ code: 0, signal: null });
   });
 });
+
+describe('latchkey app settings, list and rotate-secret', () => {
+  it('changes an App made by the CLI so it can send magic links, through the server and directly', async () => {
+    const dataDir = await newDataDir();
+    const env = { LATCHKEY_DATA_DIR: dataDir, ...target.env };
+    const server = await spawnServer(dataDir, target.env);
+    const app = await createApp('Settings by CLI', env);
+    const send = (url: string) =>
+      call(server.url, 'POST', '/v1/auth/magic_links/email/login_or_create', {
+        key: app.public_token,
+        body: { email: uniqueEmail('cli-ml'), login_redirect_url: url, signup_redirect_url: url },
+      });
+    // A new App allows no redirect URL yet: the reason this command exists.
+    expect((await send('https://a.example/cb')).body.error_type).toBe('redirect_url_not_allowed');
+
+    const patch = JSON.stringify({
+      redirect_urls: { login: ['https://a.example/cb'], signup: ['https://a.example/cb'] },
+    });
+    const set = await runCli(['app', 'settings', 'set', '--app', app.app_id, patch], env);
+    expect(set, set.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(set.stdout).redirect_urls.login).toEqual(['https://a.example/cb']);
+    // On Postgres the CLI is another process: the server sees the change once its App cache expires.
+    await expect.poll(async () => (await send('https://a.example/cb')).status, { timeout: 10_000 }).toBe(200);
+    expect((await send('https://b.example/cb')).body.error_type).toBe('redirect_url_not_allowed');
+
+    const bad = await runCli(['app', 'settings', 'set', '--app', app.app_id, '{"sesions":{}}'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("Unknown setting 'sesions'");
+    const notJson = await runCli(['app', 'settings', 'set', '--app', app.app_id, '{'], env);
+    expect(notJson.code).toBe(2);
+
+    const listed = await runCli(['app', 'list', '--json'], env);
+    expect(JSON.parse(listed.stdout).map((a: { app_id: string }) => a.app_id)).toContain(app.app_id);
+
+    const rotated = await runCli(['app', 'rotate-secret', '--app', app.app_id, '--json'], env);
+    expect(rotated, rotated.stderr).toMatchObject({ code: 0 });
+    const { secret_key } = JSON.parse(rotated.stdout);
+    expect(secret_key).toMatch(/^sk_/);
+    await expectWorkingSecretKey(server.url, secret_key, server.keys.secret_key);
+    await expect
+      .poll(
+        async () => (await call(server.url, 'GET', '/v1/auth/users/user_x', { key: app.secret_key })).status,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe(401);
+
+    expect(await server.stop()).toEqual({ code: 0, signal: null });
+    const got = await runCli(['app', 'settings', 'get', '--app', app.app_id], env);
+    expect(got, got.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(got.stdout).redirect_urls.signup).toEqual(['https://a.example/cb']);
+    const missing = await runCli(['app', 'settings', 'get', '--app', 'app_nope'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('app_not_found');
+  });
+});
