@@ -147,6 +147,11 @@ export const errorCatalogue = {
     status: 403,
     message: "This endpoint needs the App's secret key; a public token is not enough.",
   },
+  policy_violation: {
+    status: 403,
+    message:
+      'A wallet policy refused this signature; `policy_rule` names the rule (see docs/wallet-policies.md).',
+  },
   // 404: unknown, or another App's, resource
   route_not_found: { status: 404, message: 'No route matches this path.' },
   app_not_found: { status: 404, message: 'No App with this id.' },
@@ -158,6 +163,7 @@ export const errorCatalogue = {
     message: 'No TOTP with this id, or the user has none (active or pending as needed).',
   },
   wallet_not_found: { status: 404, message: 'No wallet with this id.' },
+  policy_not_found: { status: 404, message: 'No wallet policy with this id.' },
   webauthn_credential_not_found: { status: 404, message: 'No WebAuthn credential with this id.' },
   magic_link_not_found: { status: 404, message: 'No magic link matches this token.' },
   otp_code_not_found: {
@@ -241,6 +247,13 @@ export const errorCatalogue = {
 
 export type ErrorType = keyof typeof errorCatalogue;
 
+/** Which rule of which wallet policy refused a signature. */
+export interface PolicyRuleRef {
+  policy_id: string;
+  rule_index: number;
+  rule_kind: string;
+}
+
 /** The only error class: services throw it, the HTTP layer turns it into the documented body. */
 export class LatchkeyError extends Error {
   override readonly name = 'LatchkeyError';
@@ -250,17 +263,20 @@ export class LatchkeyError extends Error {
   readonly field: string | undefined;
   /** Seconds to wait, for 429s. */
   readonly retryAfter: number | undefined;
+  /** For `policy_violation`: the rule that refused. */
+  readonly policyRule: PolicyRuleRef | undefined;
 
   constructor(
     errorType: ErrorType,
     message?: string,
-    extra: { field?: string; retryAfter?: number; cause?: unknown } = {},
+    extra: { field?: string; retryAfter?: number; cause?: unknown; policyRule?: PolicyRuleRef } = {},
   ) {
     super(message ?? errorCatalogue[errorType].message, { cause: extra.cause });
     this.errorType = errorType;
     this.status = errorCatalogue[errorType].status;
     this.field = extra.field;
     this.retryAfter = extra.retryAfter;
+    this.policyRule = extra.policyRule;
   }
 }
 

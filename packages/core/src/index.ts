@@ -14,7 +14,7 @@ export type { IdPrefix } from './crypto/ids.js';
 export { newId, newSecret } from './crypto/ids.js';
 export type { HashPurpose, KeyedHasher } from './crypto/keyed-hash.js';
 export { keyedHasher } from './crypto/keyed-hash.js';
-export type { ErrorType } from './errors.js';
+export type { ErrorType, PolicyRuleRef } from './errors.js';
 export { errorCatalogue, isLatchkeyError, LatchkeyError } from './errors.js';
 export type { ErrorBody } from './http/error-body.js';
 export type { Latchkey } from './latchkey.js';
@@ -86,6 +86,33 @@ export type {
   WalletChallengeResponse,
 } from './wallet-auth/schema.js';
 export type { WalletAuthService } from './wallet-auth/service.js';
+export {
+  type DailyCap,
+  evaluatePolicies,
+  type Refusal,
+  type RuleRef,
+  type Verdict,
+} from './wallet-policies/evaluate.js';
+export type {
+  SignatureDecision,
+  SpendAsset,
+  WalletPolicyPage,
+  WalletPolicyRecord,
+  WalletPolicyRepo,
+  WalletSignaturePage,
+  WalletSignatureRecord,
+  WalletSignatureRepo,
+  WalletSpendRecord,
+  WalletSpendRepo,
+} from './wallet-policies/repo.js';
+export {
+  type PolicyRule,
+  type PolicyRuleKind,
+  policyRuleSchema,
+  SIGNING_METHODS,
+} from './wallet-policies/rules.js';
+export type { CreatePolicyRequest, UpdatePolicyRequest, WalletPolicy } from './wallet-policies/schema.js';
+export { DAILY_WINDOW_SECONDS, type WalletPolicyService } from './wallet-policies/service.js';
 export type { ChainModule, DerivedKey } from './wallets/chains/index.js';
 export { chainModules } from './wallets/chains/index.js';
 export type {
@@ -100,6 +127,7 @@ export type {
 export { WALLET_TYPES } from './wallets/repo.js';
 export type { Wallet } from './wallets/schema.js';
 export type { WalletService } from './wallets/service.js';
+export type { SigningRequest, SignUnder } from './wallets/signing-request.js';
 export type { WebAuthnCredentialView } from './webauthn/credential-view.js';
 export { isAllowedOrigin as isAllowedWebAuthnOrigin } from './webauthn/origin.js';
 export type {

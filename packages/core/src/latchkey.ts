@@ -25,6 +25,7 @@ import { userService } from './users/service.js';
 import { localKeyVault } from './vault/local-key-vault.js';
 import { VERSION } from './version.js';
 import { walletAuthService } from './wallet-auth/service.js';
+import { walletPolicyService } from './wallet-policies/service.js';
 import { walletService } from './wallets/service.js';
 import { webauthnService } from './webauthn/service.js';
 
@@ -54,14 +55,28 @@ export function createLatchkey(options: LatchkeyOptions) {
   const otps = otpService(kernel, sessions);
   const magicLinks = magicLinkService(kernel, sessions);
   const totps = totpService(kernel, sessions);
-  const wallets = walletService(kernel);
+  const walletPolicies = walletPolicyService(kernel);
+  const wallets = walletService(kernel, { signUnder: walletPolicies.signUnder });
   const webauthn = webauthnService(kernel, sessions);
   const walletAuth = walletAuthService(kernel, sessions);
   const passwords = passwordService(kernel);
   const balances = balanceService(kernel, chainClients(opts.chains, clock));
   const http = createHttpApp(
     kernel,
-    { apps, users, sessions, otps, magicLinks, totps, webauthn, wallets, balances, walletAuth, passwords },
+    {
+      apps,
+      users,
+      sessions,
+      otps,
+      magicLinks,
+      totps,
+      webauthn,
+      wallets,
+      walletPolicies,
+      balances,
+      walletAuth,
+      passwords,
+    },
     {
       maxBodyBytes: opts.http.maxBodyBytes,
       requestTimeoutMs: opts.http.requestTimeoutMs,
@@ -79,6 +94,7 @@ export function createLatchkey(options: LatchkeyOptions) {
     totps,
     webauthn,
     wallets,
+    walletPolicies,
     balances,
     walletAuth,
     passwords,

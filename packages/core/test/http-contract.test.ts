@@ -40,6 +40,11 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/wallets/{wallet_id}/sign_transaction': {
     sol_transaction: { transaction: 'AAAA', encoding: 'base64' },
   },
+  'POST /v1/wallets/policies': {
+    name: 'Treasury limits',
+    rules: [{ kind: 'evm_to_allowlist', addresses: ['0x52908400098527886E0F7030069857D2E4169EE7'] }],
+  },
+  'PATCH /v1/wallets/policies/{policy_id}': { name: 'Renamed' },
   'POST /v1/auth/totps/verify': { user_id: 'user_x', totp_code: '123456' },
   'POST /v1/auth/totps/authenticate': { user_id: 'user_x', totp_code: '123456' },
   'POST /v1/auth/totps/recover': { user_id: 'user_x', recovery_code: 'aaaaa-aaaaa' },

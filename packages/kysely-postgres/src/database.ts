@@ -185,6 +185,44 @@ export interface WalletChallengesTable {
   created_at: Seconds;
 }
 
+export interface WalletPoliciesTable {
+  id: string;
+  app_id: string;
+  name: string;
+  wallet_id: string | null;
+  rules: Json;
+  created_at: Seconds;
+  updated_at: Seconds;
+}
+
+/** numeric(78,0): written as a decimal string, read back as one. */
+export interface WalletSpendsTable {
+  id: string;
+  app_id: string;
+  wallet_id: string;
+  asset: string;
+  amount: ColumnType<string, string, string>;
+  created_at: Seconds;
+}
+
+export interface WalletSignaturesTable {
+  id: string;
+  /** Insertion order, for newest-first pages (ids share a millisecond). */
+  seq: ColumnType<string | number | bigint, never, never>;
+  app_id: string;
+  wallet_id: string;
+  method: string;
+  chain: string;
+  payload_digest: string;
+  decision: string;
+  policy_id: string | null;
+  rule_index: number | null;
+  rule_kind: string | null;
+  error_type: string | null;
+  key_kind: string;
+  created_at: Seconds;
+}
+
 /** Fixed-window counters; `key` names what is limited, and is not scoped by App. */
 export interface RateLimitsTable {
   key: string;
@@ -213,6 +251,9 @@ export interface Database {
   webauthn_credentials: WebAuthnCredentialsTable;
   webauthn_challenges: WebAuthnChallengesTable;
   wallet_challenges: WalletChallengesTable;
+  wallet_policies: WalletPoliciesTable;
+  wallet_spends: WalletSpendsTable;
+  wallet_signatures: WalletSignaturesTable;
 }
 
 export type LatchkeyDb = Kysely<Database>;

@@ -13,6 +13,11 @@ import { kyselySigningKeyRepo } from './repos/signing-key-repo.js';
 import { kyselyTotpRepo } from './repos/totp-repo.js';
 import { kyselyUserRepo } from './repos/user-repo.js';
 import { kyselyWalletChallengeRepo } from './repos/wallet-challenge-repo.js';
+import {
+  kyselyWalletPolicyRepo,
+  kyselyWalletSignatureRepo,
+  kyselyWalletSpendRepo,
+} from './repos/wallet-policy-repo.js';
 import { kyselySeedRepo, kyselyWalletRepo } from './repos/wallet-repo.js';
 import { kyselyWebAuthnRepo } from './repos/webauthn-repo.js';
 import { toStorageError, withStorageErrors } from './storage-errors.js';
@@ -64,6 +69,9 @@ function bind(root: Kysely<Database>, schema: string | undefined): Storage {
     totps: withStorageErrors(kyselyTotpRepo(db)),
     webauthn: withStorageErrors(kyselyWebAuthnRepo(db)),
     walletChallenges: withStorageErrors(kyselyWalletChallengeRepo(db)),
+    walletPolicies: withStorageErrors(kyselyWalletPolicyRepo(db)),
+    walletSpends: withStorageErrors(kyselyWalletSpendRepo(db)),
+    walletSignatures: withStorageErrors(kyselyWalletSignatureRepo(db)),
     async transaction(fn) {
       // Inside a transaction (ours, or one the host handed in as `db`), nested calls join it.
       if (root.isTransaction) return fn(storage);

@@ -55,6 +55,7 @@ const ALL = [
   '0005_totps',
   '0006_webauthn',
   '0007_wallet_challenges',
+  '0010_wallet_policies',
 ];
 
 // "column type nullable", in table order.
@@ -225,6 +226,39 @@ const COLUMNS: Record<string, string[]> = {
     'used_at bigint YES',
     'created_at bigint NO',
   ],
+  wallet_policies: [
+    'id text NO',
+    'app_id text NO',
+    'name text NO',
+    'wallet_id text YES',
+    'rules jsonb NO',
+    'created_at bigint NO',
+    'updated_at bigint NO',
+  ],
+  wallet_spends: [
+    'id text NO',
+    'app_id text NO',
+    'wallet_id text NO',
+    'asset text NO',
+    'amount numeric NO',
+    'created_at bigint NO',
+  ],
+  wallet_signatures: [
+    'id text NO',
+    'seq bigint NO',
+    'app_id text NO',
+    'wallet_id text NO',
+    'method text NO',
+    'chain text NO',
+    'payload_digest text NO',
+    'decision text NO',
+    'policy_id text YES',
+    'rule_index integer YES',
+    'rule_kind text YES',
+    'error_type text YES',
+    'key_kind text NO',
+    'created_at bigint NO',
+  ],
 };
 
 const openers = DATABASE_URL ? { pglite: openPglite, postgres: openPostgres } : { pglite: openPglite };
@@ -306,7 +340,7 @@ for (const [name, open] of Object.entries(openers)) {
         },
       ]);
       const primaryKeys = constraints.filter((c) => c.type === 'PRIMARY KEY').map((c) => c.columns);
-      expect(primaryKeys.sort()).toEqual([...Array(15).fill('id'), 'key,window_start']);
+      expect(primaryKeys.sort()).toEqual([...Array(18).fill('id'), 'key,window_start']);
     });
 
     it('cascades deletes from users to their contacts, codes and sessions', async () => {
@@ -391,6 +425,9 @@ for (const [name, open] of Object.entries(openers)) {
         /\(app_id, wallet_type, public_address, created_at, id\)$/,
       );
       expect(def('wallet_challenges_app_id_expires_at_idx')).toMatch(/\(app_id, expires_at\)$/);
+      expect(def('wallet_policies_app_id_wallet_id_idx')).toMatch(/\(app_id, wallet_id\)$/);
+      expect(def('wallet_spends_wallet_asset_created_at_idx')).toMatch(/\(wallet_id, asset, created_at\)$/);
+      expect(def('wallet_signatures_app_id_wallet_id_seq_idx')).toMatch(/\(app_id, wallet_id, seq\)$/);
       // Wallet pages go by id: byte order, whatever the database's default collation.
       const [walletId] = await db.sql<{ collation_name: string }>(
         `select collation_name from information_schema.columns

@@ -9,6 +9,11 @@ import { emptyState, type MemoryState, restoreState } from './state.js';
 import { memoryTotpRepo } from './totp-repo.js';
 import { memoryContactRepo, memoryUserRepo } from './user-repo.js';
 import { memoryWalletChallengeRepo } from './wallet-challenge-repo.js';
+import {
+  memoryWalletPolicyRepo,
+  memoryWalletSignatureRepo,
+  memoryWalletSpendRepo,
+} from './wallet-policy-repo.js';
 import { memorySeedRepo, memoryWalletRepo } from './wallet-repo.js';
 import { memoryWebAuthnRepo } from './webauthn-repo.js';
 
@@ -37,6 +42,9 @@ export function memoryStorage(): Storage {
     seeds: memorySeedRepo(state.seeds),
     webauthn: memoryWebAuthnRepo(state.webauthnCredentials, state.webauthnChallenges),
     walletChallenges: memoryWalletChallengeRepo(state.walletChallenges),
+    walletPolicies: memoryWalletPolicyRepo(state.walletPolicies),
+    walletSpends: memoryWalletSpendRepo(state.walletSpends),
+    walletSignatures: memoryWalletSignatureRepo(state.walletSignatures),
   };
 
   // Inside a transaction the lock is already held: the tx handle calls the repos directly.

@@ -10,10 +10,13 @@ import type {
   TotpRecord,
   UserRecord,
   WalletChallengeRecord,
+  WalletPolicyRecord,
   WalletRecord,
+  WalletSpendRecord,
   WebAuthnChallengeRecord,
   WebAuthnCredentialRecord,
 } from '@latchkey/core';
+import type { StoredSignature } from './wallet-policy-repo.js';
 
 /** Everything the memory Storage holds; one Map per table, keyed by id. */
 export interface MemoryState {
@@ -33,6 +36,9 @@ export interface MemoryState {
   webauthnCredentials: Map<string, WebAuthnCredentialRecord>;
   webauthnChallenges: Map<string, WebAuthnChallengeRecord>;
   walletChallenges: Map<string, WalletChallengeRecord>;
+  walletPolicies: Map<string, WalletPolicyRecord>;
+  walletSpends: Map<string, WalletSpendRecord>;
+  walletSignatures: Map<string, StoredSignature>;
 }
 
 export const emptyState = (): MemoryState => ({
@@ -52,6 +58,9 @@ export const emptyState = (): MemoryState => ({
   webauthnCredentials: new Map(),
   webauthnChallenges: new Map(),
   walletChallenges: new Map(),
+  walletPolicies: new Map(),
+  walletSpends: new Map(),
+  walletSignatures: new Map(),
 });
 
 /** Puts `from`'s rows back into `into`, keeping the Map objects the repos hold. */

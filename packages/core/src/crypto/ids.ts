@@ -18,7 +18,10 @@ export type IdPrefix =
   | 'magic'
   | 'challenge'
   | 'seed'
-  | 'key';
+  | 'key'
+  | 'policy'
+  | 'signature'
+  | 'spend';
 
 /**
  * `prefix_` + 26 Crockford base32 characters: 48 bits of milliseconds then 80 random bits

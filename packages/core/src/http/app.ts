@@ -22,6 +22,8 @@ import { registerUserRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
 import { registerWalletAuthRoutes } from '../wallet-auth/routes.js';
 import type { WalletAuthService } from '../wallet-auth/service.js';
+import { registerWalletPolicyRoutes } from '../wallet-policies/routes.js';
+import type { WalletPolicyService } from '../wallet-policies/service.js';
 import { registerWalletRoutes } from '../wallets/routes.js';
 import type { WalletService } from '../wallets/service.js';
 import { registerWebAuthnRoutes } from '../webauthn/routes.js';
@@ -49,6 +51,7 @@ export interface HttpServices {
   magicLinks: MagicLinkService;
   totps: TotpService;
   wallets: WalletService;
+  walletPolicies: WalletPolicyService;
   balances: BalanceService;
   webauthn: WebAuthnService;
   walletAuth: WalletAuthService;
@@ -95,6 +98,7 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   registerMagicLinkRoutes(app, services.magicLinks);
   registerTotpRoutes(app, services.totps);
   registerSessionRoutes(app, services.sessions);
+  registerWalletPolicyRoutes(app, services.walletPolicies);
   registerWalletRoutes(app, services.wallets);
   registerBalanceRoutes(app, services.balances);
   registerWebAuthnRoutes(app, services.webauthn);

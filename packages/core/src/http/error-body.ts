@@ -11,6 +11,8 @@ export const errorBodySchema = z
     error_message: z.string(),
     /** For 400s: the request field at fault, as a dotted path. */
     error_field: z.string().optional(),
+    /** For `policy_violation`: the wallet policy and the rule in it that refused. */
+    policy_rule: z.object({ policy_id: z.string(), rule_index: z.int(), rule_kind: z.string() }).optional(),
   })
   .openapi('Error');
 
@@ -26,6 +28,7 @@ export function errorResponse(c: Context<HttpEnv>, err: unknown): Response {
     error_type: e.errorType,
     error_message: e.message,
     ...(e.field === undefined ? {} : { error_field: e.field }),
+    ...(e.policyRule === undefined ? {} : { policy_rule: e.policyRule }),
   };
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(e.retryAfter)));

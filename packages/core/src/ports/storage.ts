@@ -6,6 +6,7 @@ import type { SessionRepo, SigningKeyRepo } from '../sessions/repo.js';
 import type { TotpRepo } from '../totps/repo.js';
 import type { ContactRepo, UserRepo } from '../users/repo.js';
 import type { WalletChallengeRepo } from '../wallet-auth/repo.js';
+import type { WalletPolicyRepo, WalletSignatureRepo, WalletSpendRepo } from '../wallet-policies/repo.js';
 import type { SeedRepo, WalletRepo } from '../wallets/repo.js';
 import type { WebAuthnRepo } from '../webauthn/repo.js';
 
@@ -32,6 +33,10 @@ export interface Storage {
   rateLimits: RateLimitRepo;
   wallets: WalletRepo;
   seeds: SeedRepo;
+  walletPolicies: WalletPolicyRepo;
+  walletSpends: WalletSpendRepo;
+  /** The audit trail of signing requests. */
+  walletSignatures: WalletSignatureRepo;
   /**
    * Runs `fn` in one transaction: every write made through `tx` lands, or none does when `fn`
    * throws (and the error is rethrown). Nested calls on `tx` join the outer transaction.

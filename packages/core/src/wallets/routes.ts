@@ -91,7 +91,9 @@ export function registerWalletRoutes(app: HttpApp, wallets: WalletService) {
   );
   app.openapi(signTransaction, async (c) =>
     c.json(
-      await wallets.signTransaction(c.get('app').id, c.req.valid('param').wallet_id, c.req.valid('json')),
+      await wallets.signTransaction(c.get('app').id, c.req.valid('param').wallet_id, c.req.valid('json'), {
+        keyKind: c.get('keyKind'),
+      }),
       200,
     ),
   );

@@ -1,3 +1,6 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import type { ApiKeyKind } from '../apps/repo.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import {
@@ -6,6 +9,7 @@ import {
   mnemonicFromEntropy,
   normalizeMnemonic,
   signSolanaTransaction,
+  solanaTransactionFacts,
   wipe,
 } from './chains/index.js';
 import { encryptForRecipient } from './export/index.js';
@@ -39,7 +43,6 @@ export function walletService(
   k: Kernel,
   { signUnder = signWithoutPolicies }: { signUnder?: SignUnder } = {},
 ) {
-  void signUnder;
   async function requireUser(appId: string, userId: string) {
     if (!(await k.storage.users.get(appId, userId))) throw new LatchkeyError('user_not_found');
   }
@@ -245,8 +248,17 @@ export function walletService(
       });
     },
 
-    /** Signs a Solana transaction (legacy or v0) with the wallet's key. */
-    async signTransaction(appId: string, walletId: string, input: SignTransactionRequest) {
+    /**
+     * Signs a Solana transaction (legacy or v0) with the wallet's key, if the App's policies
+     * allow it. `keyKind`: which API key asked (the audit trail keeps it); a direct call is the
+     * host's own, as the secret key.
+     */
+    async signTransaction(
+      appId: string,
+      walletId: string,
+      input: SignTransactionRequest,
+      { keyKind = 'secret' }: { keyKind?: ApiKeyKind } = {},
+    ) {
       const wallet = await requireWallet(appId, walletId);
       if (wallet.wallet_type !== 'solana') {
         throw new LatchkeyError('wallet_type_mismatch', 'Only solana wallets sign Solana transactions.', {
@@ -256,8 +268,20 @@ export function walletService(
       if (wallet.is_read_only) throw new LatchkeyError('wallet_read_only');
       const { transaction, encoding } = input.sol_transaction;
       const bytes = decodeTransaction(transaction, encoding);
-      const signed = await withKey(wallet, (key) =>
-        signSolanaTransaction(bytes, key.privateKey, key.publicKey),
+      const { walletSigns, ...facts } = solanaTransactionFacts(bytes, wallet.public_address);
+      if (!walletSigns)
+        throw new LatchkeyError('wallet_not_a_signer', undefined, { field: 'sol_transaction.transaction' });
+      const request = {
+        app_id: appId,
+        wallet,
+        chain: 'solana',
+        method: 'sign_transaction',
+        payload_digest: bytesToHex(sha256(bytes)),
+        key_kind: keyKind,
+        solana: facts,
+      } as const;
+      const signed = await signUnder(request, () =>
+        withKey(wallet, (key) => signSolanaTransaction(bytes, key.privateKey, key.publicKey)),
       );
       return {
         wallet_id: wallet.id,

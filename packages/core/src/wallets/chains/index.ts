@@ -27,6 +27,7 @@ export {
 export { polkadot, polkadotMiniSecret, ss58Decode, ss58Encode } from './polkadot.js';
 export { slip10Ed25519 } from './slip10.js';
 export { solana } from './solana.js';
+export { type SolanaTransactionFacts, solanaTransactionFacts } from './solana-facts.js';
 export { type SignedSolanaTransaction, signSolanaMessage, signSolanaTransaction } from './solana-sign.js';
 export { stellar, strKeyDecode, strKeyEncode, strKeyVersion } from './stellar.js';
 export type { ChainModule, ChainOptions, DerivedKey, Network, WalletType } from './types.js';

@@ -1,0 +1,200 @@
+import { LatchkeyError } from '../errors.js';
+import type { Kernel } from '../kernel.js';
+import type { SigningRequest, SignUnder } from '../wallets/signing-request.js';
+import { evaluatePolicies, type RuleRef } from './evaluate.js';
+import type { SignatureDecision, WalletPolicyRecord, WalletSignatureRecord } from './repo.js';
+import type { CreatePolicyRequest, UpdatePolicyRequest, WalletPolicy } from './schema.js';
+
+/** Daily caps are rolling: a spend counts for this long after it is made. */
+export const DAILY_WINDOW_SECONDS = 24 * 60 * 60;
+
+export const policyView = (p: WalletPolicyRecord): WalletPolicy => ({
+  policy_id: p.id,
+  app_id: p.app_id,
+  name: p.name,
+  wallet_id: p.wallet_id,
+  rules: p.rules,
+  created_at: p.created_at,
+  updated_at: p.updated_at,
+});
+
+const signatureView = (s: WalletSignatureRecord) => ({
+  id: s.id,
+  wallet_id: s.wallet_id,
+  method: s.method,
+  chain: s.chain,
+  payload_digest: s.payload_digest,
+  decision: s.decision,
+  policy_id: s.policy_id,
+  rule_index: s.rule_index,
+  rule_kind: s.rule_kind,
+  error_type: s.error_type,
+  key_kind: s.key_kind,
+  created_at: s.created_at,
+});
+
+export type WalletPolicyService = ReturnType<typeof walletPolicyService>;
+
+/** Wallet policies, the gate every signature passes (`signUnder`), and the audit trail it writes. */
+export function walletPolicyService(k: Kernel) {
+  async function requireWallet(appId: string, walletId: string) {
+    const wallet = await k.storage.wallets.get(appId, walletId);
+    if (!wallet) throw new LatchkeyError('wallet_not_found');
+    return wallet;
+  }
+
+  async function requirePolicy(appId: string, policyId: string) {
+    const policy = await k.storage.walletPolicies.get(appId, policyId);
+    if (!policy) throw new LatchkeyError('policy_not_found');
+    return policy;
+  }
+
+  /**
+   * The one place an audit entry is written: every signing request that reached the gate,
+   * whatever its outcome.
+   */
+  async function record(
+    request: SigningRequest,
+    decision: SignatureDecision,
+    detail: { rule?: RuleRef; errorType?: string } = {},
+  ): Promise<void> {
+    await k.storage.walletSignatures.insert({
+      id: k.id('signature'),
+      app_id: request.app_id,
+      wallet_id: request.wallet.id,
+      method: request.method,
+      chain: request.chain,
+      payload_digest: request.payload_digest,
+      decision,
+      policy_id: detail.rule?.policy_id ?? null,
+      rule_index: detail.rule?.rule_index ?? null,
+      rule_kind: detail.rule?.rule_kind ?? null,
+      error_type: detail.errorType ?? null,
+      key_kind: request.key_kind,
+      created_at: k.now(),
+    });
+  }
+
+  async function refuse(request: SigningRequest, rule: RuleRef, reason: string): Promise<never> {
+    await record(request, 'refused', { rule });
+    throw new LatchkeyError(
+      'policy_violation',
+      `${reason} (policy ${rule.policy_id}, rule ${rule.rule_index}: ${rule.rule_kind})`,
+      { policyRule: { policy_id: rule.policy_id, rule_index: rule.rule_index, rule_kind: rule.rule_kind } },
+    );
+  }
+
+  /**
+   * Judges the request before any key is opened; counts it against a daily cap in one atomic
+   * storage step; signs; records the outcome. A spend whose signature failed is released.
+   */
+  async function signUnder<T>(request: SigningRequest, sign: () => Promise<T>): Promise<T> {
+    const policies = await k.storage.walletPolicies.listForWallet(request.app_id, request.wallet.id);
+    const verdict = evaluatePolicies(request, policies);
+    if (!verdict.allowed) return refuse(request, verdict.refusal, verdict.refusal.reason);
+    let spendId: string | undefined;
+    if (verdict.cap) {
+      const { cap } = verdict;
+      const now = k.now();
+      const id = k.id('spend');
+      const { reserved, spent } = await k.storage.walletSpends.reserve(
+        {
+          id,
+          app_id: request.app_id,
+          wallet_id: request.wallet.id,
+          asset: cap.asset,
+          amount: cap.amount,
+          created_at: now,
+        },
+        now - DAILY_WINDOW_SECONDS,
+        cap.limit,
+      );
+      if (!reserved) {
+        return refuse(
+          request,
+          cap.rule,
+          `The amount ${cap.amount} would bring the last 24 hours to ${spent + cap.amount}, above the cap of ${cap.limit}.`,
+        );
+      }
+      spendId = id;
+    }
+    let result: T;
+    try {
+      result = await sign();
+    } catch (err) {
+      if (spendId) await k.storage.walletSpends.release(request.app_id, spendId);
+      await record(request, 'failed', {
+        errorType: err instanceof LatchkeyError ? err.errorType : 'internal_error',
+      });
+      throw err;
+    }
+    await record(request, 'allowed');
+    return result;
+  }
+
+  return {
+    signUnder: signUnder satisfies SignUnder,
+
+    async create(appId: string, input: CreatePolicyRequest): Promise<WalletPolicy> {
+      if (input.wallet_id !== undefined) await requireWallet(appId, input.wallet_id);
+      const now = k.now();
+      const policy: WalletPolicyRecord = {
+        id: k.id('policy'),
+        app_id: appId,
+        name: input.name,
+        wallet_id: input.wallet_id ?? null,
+        rules: input.rules,
+        created_at: now,
+        updated_at: now,
+      };
+      await k.storage.walletPolicies.insert(policy);
+      return policyView(policy);
+    },
+
+    async get(appId: string, policyId: string): Promise<WalletPolicy> {
+      return policyView(await requirePolicy(appId, policyId));
+    },
+
+    async list(
+      appId: string,
+      query: { wallet_id?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
+    ) {
+      const page = await k.storage.walletPolicies.list(appId, {
+        walletId: query.wallet_id,
+        limit: query.limit ?? 100,
+        after: query.cursor,
+      });
+      return { policies: page.policies.map(policyView), next_cursor: page.next_cursor };
+    },
+
+    async update(appId: string, policyId: string, patch: UpdatePolicyRequest): Promise<WalletPolicy> {
+      const updated = await k.storage.walletPolicies.update(appId, policyId, {
+        name: patch.name,
+        rules: patch.rules,
+        updated_at: k.now(),
+      });
+      if (!updated) throw new LatchkeyError('policy_not_found');
+      return policyView(updated);
+    },
+
+    async delete(appId: string, policyId: string) {
+      if (!(await k.storage.walletPolicies.delete(appId, policyId)))
+        throw new LatchkeyError('policy_not_found');
+      return { policy_id: policyId, deleted: true as const };
+    },
+
+    /** The wallet's audit trail, newest first; another App's wallet is not found. */
+    async signatures(
+      appId: string,
+      walletId: string,
+      query: { limit?: number | undefined; cursor?: string | undefined },
+    ) {
+      await requireWallet(appId, walletId);
+      const page = await k.storage.walletSignatures.list(appId, walletId, {
+        limit: query.limit ?? 100,
+        before: query.cursor,
+      });
+      return { signatures: page.signatures.map(signatureView), next_cursor: page.next_cursor };
+    },
+  };
+}

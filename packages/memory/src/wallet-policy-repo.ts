@@ -1,0 +1,106 @@
+import type {
+  WalletPolicyRecord,
+  WalletPolicyRepo,
+  WalletSignatureRecord,
+  WalletSignatureRepo,
+  WalletSpendRecord,
+  WalletSpendRepo,
+} from '@latchkey/core';
+import { copy } from './state.js';
+
+export function memoryWalletPolicyRepo(rows: Map<string, WalletPolicyRecord>): WalletPolicyRepo {
+  const ofApp = (appId: string) =>
+    [...rows.values()].filter((p) => p.app_id === appId).sort((a, b) => (a.id < b.id ? -1 : 1));
+  return {
+    async insert(policy) {
+      rows.set(policy.id, copy(policy));
+    },
+    async get(appId, policyId) {
+      const p = rows.get(policyId);
+      return p && p.app_id === appId ? copy(p) : null;
+    },
+    async list(appId, { walletId, limit, after }) {
+      const all = ofApp(appId).filter(
+        (p) => (walletId === undefined || p.wallet_id === walletId) && (after === undefined || p.id > after),
+      );
+      const page = all.slice(0, limit);
+      return { policies: page.map(copy), next_cursor: all.length > limit ? page.at(-1)!.id : null };
+    },
+    async listForWallet(appId, walletId) {
+      return ofApp(appId)
+        .filter((p) => p.wallet_id === null || p.wallet_id === walletId)
+        .map(copy);
+    },
+    async update(appId, policyId, patch) {
+      const p = rows.get(policyId);
+      if (!p || p.app_id !== appId) return null;
+      const next: WalletPolicyRecord = {
+        ...p,
+        ...(patch.name === undefined ? {} : { name: patch.name }),
+        ...(patch.rules === undefined ? {} : { rules: patch.rules }),
+        updated_at: patch.updated_at,
+      };
+      rows.set(policyId, copy(next));
+      return copy(next);
+    },
+    async delete(appId, policyId) {
+      const p = rows.get(policyId);
+      if (!p || p.app_id !== appId) return false;
+      rows.delete(policyId);
+      return true;
+    },
+  };
+}
+
+/** Each method runs alone under the memory Storage's lock: the sum and the insert cannot interleave. */
+export function memoryWalletSpendRepo(rows: Map<string, WalletSpendRecord>): WalletSpendRepo {
+  return {
+    async reserve(spend, since, limit) {
+      let spent = 0n;
+      for (const s of rows.values()) {
+        if (
+          s.app_id === spend.app_id &&
+          s.wallet_id === spend.wallet_id &&
+          s.asset === spend.asset &&
+          s.created_at > since
+        )
+          spent += s.amount;
+      }
+      const reserved = spent + spend.amount <= limit;
+      if (reserved) rows.set(spend.id, copy(spend));
+      return { reserved, spent };
+    },
+    async release(appId, spendId) {
+      if (rows.get(spendId)?.app_id === appId) rows.delete(spendId);
+    },
+    async prune(before) {
+      for (const [id, s] of rows) if (s.created_at < before) rows.delete(id);
+    },
+  };
+}
+
+export type StoredSignature = WalletSignatureRecord & { seq: number };
+
+export function memoryWalletSignatureRepo(rows: Map<string, StoredSignature>): WalletSignatureRepo {
+  let seq = 0;
+  const strip = ({ seq: _, ...entry }: StoredSignature): WalletSignatureRecord => copy(entry);
+  return {
+    async insert(entry) {
+      seq += 1;
+      rows.set(entry.id, { ...copy(entry), seq });
+    },
+    async list(appId, walletId, { limit, before }) {
+      const cursor = before === undefined ? undefined : rows.get(before);
+      if (before !== undefined && (!cursor || cursor.app_id !== appId))
+        return { signatures: [], next_cursor: null };
+      const all = [...rows.values()]
+        .filter(
+          (s) =>
+            s.app_id === appId && s.wallet_id === walletId && (cursor === undefined || s.seq < cursor.seq),
+        )
+        .sort((a, b) => b.seq - a.seq);
+      const page = all.slice(0, limit);
+      return { signatures: page.map(strip), next_cursor: all.length > limit ? page.at(-1)!.id : null };
+    },
+  };
+}
