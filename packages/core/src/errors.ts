@@ -207,6 +207,10 @@ export const errorCatalogue = {
     status: 429,
     message: 'Too many wrong TOTP codes; try again after the time in Retry-After.',
   },
+  recovery_code_locked: {
+    status: 429,
+    message: 'Too many wrong recovery codes; try again after the time in Retry-After.',
+  },
   rate_limited: { status: 429, message: 'Too many requests; retry after the time in Retry-After.' },
   // 5xx: our side, or a dependency
   internal_error: { status: 500, message: 'Something went wrong on our side.' },

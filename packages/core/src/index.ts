@@ -60,7 +60,13 @@ export type {
 export type { Session } from './sessions/schema.js';
 export type { IssuedSession, SessionFields, SessionService } from './sessions/service.js';
 export { matchingStep, provisioningUri } from './totps/code-check.js';
-export type { RecoveryCodeRecord, TotpRecord, TotpRepo } from './totps/repo.js';
+export type {
+  CodeCheckTicket,
+  RecoveryCodeRecord,
+  RecoveryCodeResult,
+  TotpRecord,
+  TotpRepo,
+} from './totps/repo.js';
 export type { TotpService } from './totps/service.js';
 export type { ContactRecord, ContactRepo, UserName, UserRecord, UserRepo, UserStatus } from './users/repo.js';
 export type { CreateUserRequest, CreateUserResponse, User } from './users/schema.js';

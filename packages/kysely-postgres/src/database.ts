@@ -126,6 +126,8 @@ export interface TotpsTable {
   last_used_step: NullableSeconds;
   failed_attempts: number;
   locked_until: NullableSeconds;
+  recovery_failed_attempts: number;
+  recovery_locked_until: NullableSeconds;
   verified_at: NullableSeconds;
   created_at: Seconds;
 }

@@ -55,6 +55,7 @@ const ALL = [
   '0005_totps',
   '0006_webauthn',
   '0007_wallet_challenges',
+  '0008_security',
   '0010_wallet_policies',
 ];
 
@@ -174,6 +175,8 @@ const COLUMNS: Record<string, string[]> = {
     'locked_until bigint YES',
     'verified_at bigint YES',
     'created_at bigint NO',
+    'recovery_failed_attempts integer NO',
+    'recovery_locked_until bigint YES',
   ],
   recovery_codes: [
     'id text NO',

@@ -39,34 +39,55 @@ export function memoryTotpRepo(
       const row = owned(appId, id);
       if (row?.status !== 'pending' || row.expires_at <= now || ofUser(appId, row.user_id, 'active'))
         return null;
-      Object.assign(row, { status: 'active', verified_at: now, last_used_step: step, failed_attempts: 0 });
+      Object.assign(row, {
+        status: 'active',
+        verified_at: now,
+        last_used_step: step,
+        failed_attempts: 0,
+        locked_until: null,
+      });
       return copy(row);
     },
     async useStep(appId, id, step) {
       const row = owned(appId, id);
       if (!row || (row.last_used_step !== null && row.last_used_step >= step)) return false;
-      row.last_used_step = step;
-      row.failed_attempts = 0;
+      Object.assign(row, { last_used_step: step, failed_attempts: 0, locked_until: null });
       return true;
     },
-    async recordFailure(appId, id, now, maxFailures, lockSeconds) {
+    // No await between reading and writing the row: each call is one atomic step here.
+    async beginCodeCheck(appId, id, now, maxFailures, lockSeconds) {
       const row = owned(appId, id);
       if (!row) return null;
-      row.failed_attempts += 1;
-      if (row.failed_attempts >= maxFailures) {
-        row.failed_attempts = 0;
-        row.locked_until = now + lockSeconds;
-      }
-      return copy(row);
+      if (row.locked_until !== null && row.locked_until > now)
+        return { granted: false, locked_until: row.locked_until };
+      const counted = (row.locked_until === null ? row.failed_attempts : 0) + 1;
+      row.failed_attempts = counted;
+      row.locked_until = counted >= maxFailures ? now + lockSeconds : null;
+      return { granted: true, totp: copy(row) };
     },
-    async consumeRecoveryCode(appId, totpId, codeHash, now) {
+    async consumeRecoveryCode(appId, totpId, codeHash, now, maxFailures, lockSeconds) {
+      const row = owned(appId, totpId);
+      if (!row) return { ok: false, reason: 'not_found', locked_until: null };
+      if (row.recovery_locked_until !== null && row.recovery_locked_until > now)
+        return { ok: false, reason: 'locked', locked_until: row.recovery_locked_until };
       const code = [...codes.values()].find(
         (c) => c.app_id === appId && c.totp_id === totpId && c.code_hash === codeHash,
       );
-      if (!code) return { ok: false, reason: 'not_found' };
-      if (code.used_at !== null) return { ok: false, reason: 'used' };
-      code.used_at = now;
-      return { ok: true };
+      if (code?.used_at != null) return { ok: false, reason: 'used' };
+      if (code) {
+        code.used_at = now;
+        Object.assign(row, {
+          failed_attempts: 0,
+          locked_until: null,
+          recovery_failed_attempts: 0,
+          recovery_locked_until: null,
+        });
+        return { ok: true };
+      }
+      const counted = (row.recovery_locked_until === null ? row.recovery_failed_attempts : 0) + 1;
+      row.recovery_failed_attempts = counted;
+      row.recovery_locked_until = counted >= maxFailures ? now + lockSeconds : null;
+      return { ok: false, reason: 'not_found', locked_until: row.recovery_locked_until };
     },
     async delete(appId, id) {
       const row = owned(appId, id);

@@ -57,9 +57,14 @@ export const appSettingsSchema = z.object({
     .prefault({}),
   totp: z
     .object({
-      /** Wrong codes (TOTP or recovery) before the TOTP locks. */
+      /** TOTP codes checked (sign-in and activation) without a success before TOTP codes lock. */
       max_failures: z.int().min(1).max(100).default(10),
-      /** How long a lock-out lasts. */
+      /**
+       * Wrong recovery codes before recovery codes lock: a count and lock of their own, so a
+       * user whose TOTP codes are locked (by anyone) can still sign in with a recovery code.
+       */
+      recovery_max_failures: z.int().min(1).max(100).default(10),
+      /** How long a lock-out lasts (TOTP codes and recovery codes alike). */
       lockout_minutes: z.int().min(1).max(1440).default(15),
     })
     .prefault({}),

@@ -34,29 +34,37 @@ export function totpService(k: Kernel, sessions: SessionService) {
     return k.vault.open(totp.sealed_secret, secretContext(totp));
   }
 
-  /** Checks a code against an active TOTP, with replay refusal and the lock-out; returns it. */
-  async function checkActive(appId: string, userId: string, check: (totp: TotpRecord) => Promise<boolean>) {
-    const app = await k.app(appId);
+  const lockedError = (errorType: 'totp_locked' | 'recovery_code_locked', until: number, now: number) =>
+    new LatchkeyError(errorType, undefined, { retryAfter: Math.max(1, until - now) });
+
+  /**
+   * Checks one TOTP code under the lock-out: storage first counts the attempt (or refuses while
+   * locked) in one atomic step, and only then is the code checked, so a burst of guesses sent
+   * at once gets no more checks than the limit. The step the code matched, or an error.
+   */
+  async function checkCode(appId: string, totp: TotpRecord, code: string): Promise<number> {
+    const { max_failures, lockout_minutes } = (await k.app(appId)).settings.totp;
+    const now = k.now();
+    const ticket = await k.storage.totps.beginCodeCheck(
+      appId,
+      totp.id,
+      now,
+      max_failures,
+      lockout_minutes * 60,
+    );
+    if (!ticket) throw new LatchkeyError('totp_not_found');
+    if (!ticket.granted) throw lockedError('totp_locked', ticket.locked_until, now);
+    const step = matchingStep(await openSecret(ticket.totp), code, k.clock.now());
+    if (step !== null) return step;
+    // This attempt used the last one the limit allows: say so now rather than on the next.
+    const lockedUntil = ticket.totp.locked_until;
+    if (lockedUntil !== null && lockedUntil > now) throw lockedError('totp_locked', lockedUntil, now);
+    throw new LatchkeyError('totp_code_invalid');
+  }
+
+  async function requireActive(appId: string, userId: string) {
     const totp = await k.storage.totps.getForUser(appId, userId);
     if (totp?.status !== 'active') throw new LatchkeyError('totp_not_found');
-    const now = k.now();
-    if (totp.locked_until !== null && totp.locked_until > now) {
-      throw new LatchkeyError('totp_locked', undefined, { retryAfter: totp.locked_until - now });
-    }
-    if (!(await check(totp))) {
-      const { max_failures, lockout_minutes } = app.settings.totp;
-      const after = await k.storage.totps.recordFailure(
-        appId,
-        totp.id,
-        now,
-        max_failures,
-        lockout_minutes * 60,
-      );
-      if (after?.locked_until && after.locked_until > now) {
-        throw new LatchkeyError('totp_locked', undefined, { retryAfter: after.locked_until - now });
-      }
-      return null;
-    }
     return totp;
   }
 
@@ -78,6 +86,8 @@ export function totpService(k: Kernel, sessions: SessionService) {
         last_used_step: null,
         failed_attempts: 0,
         locked_until: null,
+        recovery_failed_attempts: 0,
+        recovery_locked_until: null,
         verified_at: null,
         created_at: now,
       };
@@ -113,8 +123,7 @@ export function totpService(k: Kernel, sessions: SessionService) {
       if (totp.status === 'active') throw new LatchkeyError('totp_already_active');
       const now = k.now();
       if (totp.expires_at <= now) throw new LatchkeyError('totp_expired');
-      const step = matchingStep(await openSecret(totp), input.totp_code, k.clock.now());
-      if (step === null) throw new LatchkeyError('totp_code_invalid');
+      const step = await checkCode(appId, totp, input.totp_code);
       const active = await k.storage.totps.activate(appId, totp.id, now, step);
       if (!active) throw new LatchkeyError('totp_already_active');
       return { user_id: active.user_id, totp_id: active.id, status: 'active' as const };
@@ -123,12 +132,8 @@ export function totpService(k: Kernel, sessions: SessionService) {
     /** Signs in with a code from the user's active TOTP; applies the session rules. */
     async authenticate(appId: string, input: { user_id: string; totp_code: string } & SessionFields) {
       await requireUser(appId, input.user_id);
-      let step: number | null = null;
-      const totp = await checkActive(appId, input.user_id, async (t) => {
-        step = matchingStep(await openSecret(t), input.totp_code, k.clock.now());
-        return step !== null;
-      });
-      if (!totp || step === null) throw new LatchkeyError('totp_code_invalid');
+      const totp = await requireActive(appId, input.user_id);
+      const step = await checkCode(appId, totp, input.totp_code);
       if (!(await k.storage.totps.useStep(appId, totp.id, step))) throw new LatchkeyError('totp_code_used');
       const now = k.now();
       const factor = {
@@ -146,19 +151,24 @@ export function totpService(k: Kernel, sessions: SessionService) {
     /** Signs in with a single-use recovery code instead of a TOTP code. */
     async recover(appId: string, input: { user_id: string; recovery_code: string } & SessionFields) {
       await requireUser(appId, input.user_id);
-      let used = false;
+      const totp = await requireActive(appId, input.user_id);
+      const { recovery_max_failures, lockout_minutes } = (await k.app(appId)).settings.totp;
       const now = k.now();
-      const totp = await checkActive(appId, input.user_id, async (t) => {
-        const result = await k.storage.totps.consumeRecoveryCode(
-          appId,
-          t.id,
-          hashRecoveryCode(t.id, input.recovery_code),
-          now,
-        );
-        used = !result.ok && result.reason === 'used';
-        return result.ok;
-      });
-      if (!totp) throw new LatchkeyError(used ? 'recovery_code_used' : 'recovery_code_invalid');
+      // Checked in storage (a keyed hash lookup) under the recovery lock-out, in one atomic step.
+      const result = await k.storage.totps.consumeRecoveryCode(
+        appId,
+        totp.id,
+        hashRecoveryCode(totp.id, input.recovery_code),
+        now,
+        recovery_max_failures,
+        lockout_minutes * 60,
+      );
+      if (!result.ok) {
+        if (result.reason === 'used') throw new LatchkeyError('recovery_code_used');
+        if (result.locked_until !== null && result.locked_until > now)
+          throw lockedError('recovery_code_locked', result.locked_until, now);
+        throw new LatchkeyError('recovery_code_invalid');
+      }
       const factor = {
         type: 'recovery_code',
         delivery_channel: 'recovery_code',

@@ -6,6 +6,7 @@ import * as wallets from './0004_wallets.js';
 import * as totps from './0005_totps.js';
 import * as webauthn from './0006_webauthn.js';
 import * as walletChallenges from './0007_wallet_challenges.js';
+import * as security from './0008_security.js';
 import * as walletPolicies from './0010_wallet_policies.js';
 
 /**
@@ -21,5 +22,6 @@ export const migrations: Record<string, Migration> = {
   '0005_totps': totps,
   '0006_webauthn': webauthn,
   '0007_wallet_challenges': walletChallenges,
+  '0008_security': security,
   '0010_wallet_policies': walletPolicies,
 };

@@ -14,6 +14,8 @@ const toRecord = (row: Selectable<TotpsTable>): TotpRecord => ({
   last_used_step: toNullableSeconds(row.last_used_step),
   failed_attempts: Number(row.failed_attempts),
   locked_until: toNullableSeconds(row.locked_until),
+  recovery_failed_attempts: Number(row.recovery_failed_attempts),
+  recovery_locked_until: toNullableSeconds(row.recovery_locked_until),
   verified_at: toNullableSeconds(row.verified_at),
   created_at: toSeconds(row.created_at),
 });
@@ -53,6 +55,8 @@ export function kyselyTotpRepo(db: LatchkeyDb): TotpRepo {
             last_used_step: totp.last_used_step,
             failed_attempts: totp.failed_attempts,
             locked_until: totp.locked_until,
+            recovery_failed_attempts: totp.recovery_failed_attempts,
+            recovery_locked_until: totp.recovery_locked_until,
             verified_at: totp.verified_at,
             created_at: totp.created_at,
           })
@@ -113,7 +117,13 @@ export function kyselyTotpRepo(db: LatchkeyDb): TotpRepo {
         if (await hasActive(trx, appId, pending.user_id)) return null;
         const row = await trx
           .updateTable('totps')
-          .set({ status: 'active', verified_at: now, last_used_step: step, failed_attempts: 0 })
+          .set({
+            status: 'active',
+            verified_at: now,
+            last_used_step: step,
+            failed_attempts: 0,
+            locked_until: null,
+          })
           .where('app_id', '=', appId)
           .where('id', '=', totpId)
           .where('status', '=', 'pending')
@@ -128,7 +138,7 @@ export function kyselyTotpRepo(db: LatchkeyDb): TotpRepo {
       // The row lock and the re-checked WHERE let one of concurrent callers through per step.
       const row = await db
         .updateTable('totps')
-        .set({ last_used_step: step, failed_attempts: 0 })
+        .set({ last_used_step: step, failed_attempts: 0, locked_until: null })
         .where('app_id', '=', appId)
         .where('id', '=', totpId)
         .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]))
@@ -137,50 +147,85 @@ export function kyselyTotpRepo(db: LatchkeyDb): TotpRepo {
       return row !== undefined;
     },
 
-    async recordFailure(appId, totpId, now, maxFailures, lockSeconds) {
-      // Both SET expressions read the row as it was: one statement counts and locks.
-      const reachesLimit = sql<boolean>`${sql.ref('failed_attempts')} + 1 >= ${maxFailures}`;
+    async beginCodeCheck(appId, totpId, now, maxFailures, lockSeconds) {
+      // One UPDATE: its WHERE refuses a locked row, and the row lock it takes makes concurrent
+      // callers re-read the count another just wrote, so no more than maxFailures pass per
+      // window. A lock that has passed starts the count again.
+      const counted = sql<number>`(case when ${sql.ref('locked_until')} is null
+        then ${sql.ref('failed_attempts')} else 0 end) + 1`;
       const row = await db
         .updateTable('totps')
         .set({
-          failed_attempts: sql<number>`case when ${reachesLimit} then 0 else ${sql.ref('failed_attempts')} + 1 end`,
-          locked_until: sql<number | null>`case when ${reachesLimit}
-            then ${now + lockSeconds} else ${sql.ref('locked_until')} end`,
+          failed_attempts: counted,
+          locked_until: sql<number | null>`case when ${counted} >= ${maxFailures}
+            then ${now + lockSeconds}::bigint else null end`,
         })
         .where('app_id', '=', appId)
         .where('id', '=', totpId)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
         .returningAll()
         .executeTakeFirst();
-      return row ? toRecord(row) : null;
+      if (row) return { granted: true, totp: toRecord(row) };
+      const locked = await db
+        .selectFrom('totps')
+        .select('locked_until')
+        .where('app_id', '=', appId)
+        .where('id', '=', totpId)
+        .executeTakeFirst();
+      if (!locked) return null;
+      // Unlocked between the two statements (by a success): refuse this once all the same.
+      return { granted: false, locked_until: toNullableSeconds(locked.locked_until) ?? now };
     },
 
-    async consumeRecoveryCode(appId, totpId, codeHash, now) {
-      // As OtpRepo.consume: lock the code, judge its latest version, mark it used when unused.
-      const row = await db
-        .with('target', (qb) =>
-          qb
-            .selectFrom('recovery_codes')
-            .select([
-              'id',
-              sql<'used' | 'ok'>`case when used_at is not null then 'used' else 'ok' end`.as('verdict'),
-            ])
+    async consumeRecoveryCode(appId, totpId, codeHash, now, maxFailures, lockSeconds) {
+      // A few statements under the TOTP row's lock: concurrent calls for one TOTP run one at a
+      // time, so the count and the lock hold under any burst.
+      return inTransaction(db, async (trx) => {
+        const totp = await trx
+          .selectFrom('totps')
+          .select(['recovery_failed_attempts', 'recovery_locked_until'])
+          .where('app_id', '=', appId)
+          .where('id', '=', totpId)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!totp) return { ok: false, reason: 'not_found', locked_until: null } as const;
+        const lockedUntil = toNullableSeconds(totp.recovery_locked_until);
+        if (lockedUntil !== null && lockedUntil > now)
+          return { ok: false, reason: 'locked', locked_until: lockedUntil } as const;
+        const code = await trx
+          .selectFrom('recovery_codes')
+          .select(['id', 'used_at'])
+          .where('app_id', '=', appId)
+          .where('totp_id', '=', totpId)
+          .where('code_hash', '=', codeHash)
+          .limit(1)
+          .executeTakeFirst();
+        if (code && code.used_at !== null) return { ok: false, reason: 'used' } as const;
+        if (code) {
+          await trx.updateTable('recovery_codes').set({ used_at: now }).where('id', '=', code.id).execute();
+          await trx
+            .updateTable('totps')
+            .set({
+              failed_attempts: 0,
+              locked_until: null,
+              recovery_failed_attempts: 0,
+              recovery_locked_until: null,
+            })
             .where('app_id', '=', appId)
-            .where('totp_id', '=', totpId)
-            .where('code_hash', '=', codeHash)
-            .limit(1)
-            .forUpdate(),
-        )
-        .updateTable('recovery_codes')
-        .from('target')
-        .set({
-          used_at: sql<number | null>`case when ${sql.ref('target.verdict')} = 'ok'
-            then ${now} else ${sql.ref('recovery_codes.used_at')} end`,
-        })
-        .whereRef('recovery_codes.id', '=', 'target.id')
-        .returning('target.verdict')
-        .executeTakeFirst();
-      if (!row) return { ok: false, reason: 'not_found' };
-      return row.verdict === 'ok' ? { ok: true } : { ok: false, reason: 'used' };
+            .where('id', '=', totpId)
+            .execute();
+          return { ok: true } as const;
+        }
+        const counted = (lockedUntil === null ? Number(totp.recovery_failed_attempts) : 0) + 1;
+        const lockUntil = counted >= maxFailures ? now + lockSeconds : null;
+        await trx
+          .updateTable('totps')
+          .set({ recovery_failed_attempts: counted, recovery_locked_until: lockUntil })
+          .where('app_id', '=', appId)
+          .where('id', '=', totpId)
+          .execute();
+        return { ok: false, reason: 'not_found', locked_until: lockUntil } as const;
+      });
     },
 
     async delete(appId, totpId) {
