@@ -12,5 +12,6 @@ export type { ConformanceTarget } from './suite.js';
 export { runStorageConformance } from './suite.js';
 export { makeTotp } from './suite-totps.js';
 export { makeWalletChallenge } from './suite-wallet-challenges.js';
+export { makePolicy, makeSignatureEntry, makeSpend } from './suite-wallet-policies.js';
 export { makeWallet } from './suite-wallets.js';
 export { makeWebAuthnChallenge, makeWebAuthnCredential } from './suite-webauthn.js';

@@ -4,6 +4,7 @@ import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
 import { authRepoCases } from './suite-auth.js';
 import { totpRepoCases } from './suite-totps.js';
 import { walletChallengeRepoCases } from './suite-wallet-challenges.js';
+import { walletPolicyRepoCases } from './suite-wallet-policies.js';
 import { walletRepoCases } from './suite-wallets.js';
 import { webauthnRepoCases } from './suite-webauthn.js';
 
@@ -175,6 +176,7 @@ export function runStorageConformance(target: ConformanceTarget): void {
     totpRepoCases(() => s);
     webauthnRepoCases(() => s);
     walletChallengeRepoCases(() => s);
+    walletPolicyRepoCases(() => s);
 
     describe('transactions', () => {
       it('commits every write of a transaction', async () => {

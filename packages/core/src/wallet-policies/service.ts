@@ -37,6 +37,8 @@ export type WalletPolicyService = ReturnType<typeof walletPolicyService>;
 
 /** Wallet policies, the gate every signature passes (`signUnder`), and the audit trail it writes. */
 export function walletPolicyService(k: Kernel) {
+  let reservationsSincePrune = 0;
+
   async function requireWallet(appId: string, walletId: string) {
     const wallet = await k.storage.wallets.get(appId, walletId);
     if (!wallet) throw new LatchkeyError('wallet_not_found');
@@ -117,6 +119,11 @@ export function walletPolicyService(k: Kernel) {
         );
       }
       spendId = id;
+      if (++reservationsSincePrune >= 1000) {
+        reservationsSincePrune = 0;
+        // Spends older than the window no longer count towards any cap.
+        k.storage.walletSpends.prune(now - DAILY_WINDOW_SECONDS).catch(() => {});
+      }
     }
     let result: T;
     try {
