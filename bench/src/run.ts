@@ -134,8 +134,11 @@ try {
     ...signIns,
   ];
 
+  // BENCH_ONLY=<regex>: only the rows whose name matches (the bare Express row always runs).
+  const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
   const results: Measurement[] = [];
   for (const target of targets) {
+    if (only && target.name !== 'bare Express' && !only.test(target.name)) continue;
     process.stdout.write(`  ${target.name} …\n`);
     results.push(await measure(target, { duration, connections }));
   }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
 import type { Latchkey } from '@latchkey/core';
 import {
   type Request as ExpressRequest,
@@ -7,6 +6,8 @@ import {
   type NextFunction,
   Router,
 } from 'express';
+import { sendResponse } from './send-response.js';
+import { webRequest } from './web-request.js';
 
 /** The part of a latchkey instance the router needs. */
 export type LatchkeyHandler = Pick<Latchkey, 'fetch'>;
@@ -21,7 +22,7 @@ export function latchkeyRouter(latchkey: LatchkeyHandler): Router {
   router.use((req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
     latchkey
       .fetch(toWebRequest(req), { clientIp: req.ip })
-      .then((response) => sendWebResponse(response, res))
+      .then((response) => sendResponse(response, res))
       .catch(next);
   });
   return router;
@@ -29,39 +30,19 @@ export function latchkeyRouter(latchkey: LatchkeyHandler): Router {
 
 function toWebRequest(req: ExpressRequest): Request {
   // Inside a mounted router `req.url` is relative to the mount point: exactly what Latchkey routes on.
-  const url = new URL(req.url, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  const init: RequestInit & { duplex?: 'half' } = { method: req.method, headers };
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    if (bodyAlreadyRead(req)) {
-      const text = typeof req.body === 'string' ? req.body : JSON.stringify(req.body ?? null);
-      headers.delete('content-length');
-      headers.delete('transfer-encoding');
-      init.body = text;
-    } else {
-      init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
-      init.duplex = 'half';
-    }
-  }
-  return new Request(url, init);
+  const url = new URL(req.url, `${req.protocol}://${req.get('host') ?? 'localhost'}`).href;
+  const parsed = hasBody(req.method) && bodyAlreadyRead(req) ? bodyText(req) : undefined;
+  return webRequest(req, url, parsed);
 }
+
+const hasBody = (method: string) => method !== 'GET' && method !== 'HEAD';
+
+const bodyText = (req: ExpressRequest) =>
+  typeof req.body === 'string' ? req.body : JSON.stringify(req.body ?? null);
 
 /** True when a body parser upstream consumed the stream (express.json and friends set `_body`). */
 function bodyAlreadyRead(req: ExpressRequest): boolean {
   return (req as ExpressRequest & { _body?: boolean })._body === true || req.readableEnded;
-}
-
-async function sendWebResponse(response: Response, res: ExpressResponse): Promise<void> {
-  res.status(response.status);
-  response.headers.forEach((value, name) => {
-    res.setHeader(name, value);
-  });
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
-  res.end(body);
 }
 
 /** What body-parser (`express.json()` and friends) attaches to the errors it raises. */

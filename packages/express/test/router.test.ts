@@ -120,3 +120,25 @@ describe('behind a host express.json()', () => {
     expect(res.status).toBe(418);
   });
 });
+
+it('passes on the status, every header (each Set-Cookie on its own) and the body as sent', async () => {
+  const headers = new Headers({ 'content-type': 'application/octet-stream', 'x-one': 'a' });
+  headers.append('set-cookie', 'a=1; Path=/');
+  headers.append('set-cookie', 'b=2; Path=/');
+  const bytes = new Uint8Array([0, 255, 1, 254]);
+  const host = express().use(
+    latchkeyRouter({ fetch: async () => new Response(bytes, { status: 202, headers }) }),
+  );
+  const res = await request(host)
+    .get('/v1/anything')
+    .buffer(true)
+    .parse((r, done) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => done(null, Buffer.concat(chunks)));
+    });
+  expect(res.status).toBe(202);
+  expect(res.headers['x-one']).toBe('a');
+  expect(res.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2; Path=/']);
+  expect(new Uint8Array(res.body as Buffer)).toEqual(bytes);
+});

@@ -40,6 +40,7 @@ import {
 import { routeTable } from './route-table.js';
 import { securityHeadersMiddleware } from './security-headers.js';
 import { OPENAPI_PATH, registerSystemRoutes } from './system-routes.js';
+import { useTextResponses } from './text-response.js';
 import { timeoutMiddleware } from './timeout.js';
 import { validationError } from './validation-hook.js';
 
@@ -79,6 +80,10 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   });
 
   const route = routeTable(app);
+  app.use('*', async (c, next) => {
+    useTextResponses(c);
+    return next();
+  });
   app.use('*', requestIdMiddleware(k.random));
   app.use('*', securityHeadersMiddleware);
   app.use(

@@ -1,0 +1,82 @@
+import type { Context } from 'hono';
+import type { HttpEnv } from './env.js';
+
+/**
+ * A `Response` whose body is a string kept as is. Every answer of the API is a small JSON text,
+ * and a plain `Response` built from a string sets up a ReadableStream that the adapter then
+ * reads back: on cheap routes that cost more than the route. Here the stream is made only when
+ * someone asks for `body`; `text()`, `json()` and `arrayBuffer()` answer from the string.
+ */
+export class TextResponse extends Response {
+  readonly #text: string;
+  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
+  #used = false;
+
+  constructor(text: string, init: ResponseInit) {
+    super(null, init);
+    this.#text = text;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    this.#stream ??= new Blob([this.#text]).stream();
+    return this.#stream;
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#used || (this.#stream?.locked ?? false);
+  }
+
+  /** The string itself, once, as `text()` would read it. */
+  #take(): string {
+    if (this.bodyUsed) throw new TypeError('Body is unusable: it has already been read');
+    this.#used = true;
+    return this.#text;
+  }
+
+  override text(): Promise<string> {
+    return new Promise((resolve) => resolve(this.#take()));
+  }
+
+  override json(): Promise<unknown> {
+    return this.text().then((text) => JSON.parse(text));
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return this.text().then((text) => new TextEncoder().encode(text).buffer as ArrayBuffer);
+  }
+
+  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return this.text().then((text) => new TextEncoder().encode(text));
+  }
+
+  override blob(): Promise<Blob> {
+    return this.text().then((text) => new Blob([text], { type: this.headers.get('content-type') ?? '' }));
+  }
+
+  override formData(): Promise<FormData> {
+    return this.text().then((text) => new Response(text, this).formData());
+  }
+
+  override clone(): TextResponse {
+    if (this.bodyUsed) throw new TypeError('Response.clone: Body has already been consumed.');
+    return new TextResponse(this.#text, this);
+  }
+}
+
+/**
+ * Makes `c.json` answer with a TextResponse: Hono builds the status and headers as usual (from a
+ * bodiless answer, which costs no stream), and the JSON text is carried beside them.
+ */
+export function useTextResponses(c: Context<HttpEnv>): void {
+  // Hono's own overloads are typed per route; at run time both take (data, status | init, headers).
+  const body = c.body as (
+    data: null,
+    arg?: number | ResponseInit,
+    headers?: Record<string, string>,
+  ) => Response;
+  const json = (object: unknown, arg?: number | ResponseInit, headers?: Record<string, string>) => {
+    const head = body(null, arg, { 'content-type': 'application/json', ...headers });
+    return new TextResponse(JSON.stringify(object), head);
+  };
+  c.json = json as unknown as typeof c.json;
+}

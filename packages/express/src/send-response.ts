@@ -1,0 +1,24 @@
+import type { ServerResponse } from 'node:http';
+
+const TEXT_TYPE = /^(?:application\/(?:[\w.+-]+\+)?json|text\/)/i;
+
+/**
+ * Writes a Web `Response` to a Node response in one step: status and headers together, and the
+ * body whole. A JSON or text body is read as a string, so Node sends it in the same write as the
+ * headers; anything else goes as bytes. Several Set-Cookie headers stay several.
+ */
+export async function sendResponse(response: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  let body: string | Buffer | undefined;
+  if (response.body)
+    body = TEXT_TYPE.test(headers['content-type']?.toString() ?? '')
+      ? await response.text()
+      : Buffer.from(await response.arrayBuffer());
+  res.writeHead(response.status, headers);
+  res.end(body);
+}

@@ -1,0 +1,116 @@
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+
+/**
+ * A Web `Request` view of a Node request that builds only what is read. Latchkey's HTTP layer
+ * reads the method, the URL, a few headers and (for bodies) the body stream; building a full
+ * undici `Request` for that (an AbortSignal, a Headers copy, WebIDL conversions) cost more than
+ * the route itself on the cheap routes. Any other member (`signal`, `clone()`, `text()`, …)
+ * builds the real `Request` once, from the same parts, and answers from it.
+ */
+export function webRequest(req: IncomingMessage, url: string, parsedBody?: string): Request {
+  const view = Object.create(lazyRequestPrototype) as LazyRequest;
+  view[SOURCE] = { req, url, parsedBody };
+  return view as unknown as Request;
+}
+
+const SOURCE = Symbol('source');
+const HEADERS = Symbol('headers');
+const BODY = Symbol('body');
+const REAL = Symbol('request');
+
+interface LazyRequest {
+  [SOURCE]: { req: IncomingMessage; url: string; parsedBody: string | undefined };
+  [HEADERS]?: Headers;
+  [BODY]?: ReadableStream<Uint8Array> | null;
+  [REAL]?: Request;
+}
+
+const hasBody = (method: string | undefined) => method !== 'GET' && method !== 'HEAD';
+
+function headersOf(view: LazyRequest): Headers {
+  const { req, parsedBody } = view[SOURCE];
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    // A body a host parser already read is passed on as text: its framing headers no longer apply.
+    if (parsedBody !== undefined && (name === 'content-length' || name === 'transfer-encoding')) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.append(name, value);
+  }
+  return headers;
+}
+
+function bodyOf(view: LazyRequest): ReadableStream<Uint8Array> | null {
+  const { req, parsedBody } = view[SOURCE];
+  if (!hasBody(req.method)) return null;
+  if (parsedBody !== undefined) return new Blob([parsedBody]).stream();
+  return Readable.toWeb(req) as ReadableStream<Uint8Array>;
+}
+
+function realRequest(view: LazyRequest): Request {
+  if (view[REAL]) return view[REAL];
+  const { req, url } = view[SOURCE];
+  const lazy = view as unknown as Request;
+  const body = lazy.body;
+  // A body already read through the view cannot be read again through the real Request.
+  const usable = body && !body.locked ? body : null;
+  const init: RequestInit & { duplex?: 'half' } = { method: req.method ?? 'GET', headers: lazy.headers };
+  if (usable) {
+    init.body = usable;
+    init.duplex = 'half';
+  }
+  view[REAL] = new Request(url, init);
+  return view[REAL];
+}
+
+const fast: PropertyDescriptorMap = {
+  method: {
+    get(this: LazyRequest) {
+      return this[SOURCE].req.method ?? 'GET';
+    },
+  },
+  url: {
+    get(this: LazyRequest) {
+      return this[SOURCE].url;
+    },
+  },
+  headers: {
+    get(this: LazyRequest) {
+      this[HEADERS] ??= headersOf(this);
+      return this[HEADERS];
+    },
+  },
+  body: {
+    get(this: LazyRequest) {
+      if (this[BODY] === undefined) this[BODY] = bodyOf(this);
+      return this[BODY];
+    },
+  },
+};
+
+/** Every other member of Request.prototype, answered by the real Request. */
+function delegated(): PropertyDescriptorMap {
+  const map: PropertyDescriptorMap = {};
+  for (const name of Object.getOwnPropertyNames(Request.prototype)) {
+    if (name === 'constructor' || name in fast) continue;
+    const own = Object.getOwnPropertyDescriptor(Request.prototype, name)!;
+    if (own.get) {
+      map[name] = {
+        get(this: LazyRequest) {
+          return Reflect.get(realRequest(this), name);
+        },
+      };
+    } else if (typeof own.value === 'function') {
+      map[name] = {
+        value(this: LazyRequest, ...args: unknown[]) {
+          const real = realRequest(this);
+          return (Reflect.get(real, name) as (...a: unknown[]) => unknown).apply(real, args);
+        },
+      };
+    }
+  }
+  return map;
+}
+
+const lazyRequestPrototype: object = Object.create(Request.prototype, { ...delegated(), ...fast });
