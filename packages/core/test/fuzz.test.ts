@@ -62,6 +62,7 @@ interface Seeded {
   session_id: string;
   session_token: string;
   session_jwt: string;
+  policy_id: string;
 }
 
 async function seed(label: string, phone: string): Promise<Seeded> {
@@ -86,6 +87,11 @@ async function seed(label: string, phone: string): Promise<Seeded> {
   const wallet = await ok('POST', '/v1/wallets/create', { user_id: user.user_id, wallet_type: 'ethereum' });
   await ok('POST', '/v1/wallets/create', { user_id: user.user_id, wallet_type: 'solana' });
   const totp = await ok('POST', '/v1/auth/totps/create', { user_id: user.user_id });
+  const policy = await ok('POST', '/v1/wallets/policies', {
+    name: `${label} policy`,
+    wallet_id: wallet.id,
+    rules: [{ kind: 'evm_max_value', max_wei: '1000' }],
+  });
   const read = await ok('GET', `/v1/auth/users/${user.user_id}`);
   return {
     t,
@@ -98,6 +104,7 @@ async function seed(label: string, phone: string): Promise<Seeded> {
     session_id: verified.session.id,
     session_token: verified.session_token,
     session_jwt: verified.session_jwt,
+    policy_id: policy.policy_id,
   };
 }
 
@@ -130,6 +137,8 @@ async function snapshotB() {
     session: await s.sessions.get(app, b.session_id),
     totp: await s.totps.getForUser(app, b.user_id),
     signingKeys: await s.signingKeys.list(app),
+    walletPolicies: await s.walletPolicies.list(app, { limit: 1000 }),
+    walletSignatures: await s.walletSignatures.list(app, b.wallet_id, { limit: 1000 }),
   };
 }
 const bBefore = await snapshotB();
@@ -177,6 +186,7 @@ const IDS = [a, b].flatMap((s) => [
   s.wallet_id,
   s.totp_id,
   s.session_id,
+  s.policy_id,
 ]);
 const TOKENS = [a, b].flatMap((s) => [s.session_token, s.session_jwt]);
 const POLLUTION_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
