@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { memoryStorage } from '@latchkey/memory';
 import { base58 } from '@scure/base';
 import {
   ComputeBudgetProgram,
@@ -10,7 +11,8 @@ import {
 } from '@solana/web3.js';
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
-import { expectErrorShape, type TestApp, testApp, testLatchkey } from './helpers.js';
+import { createLatchkey, localKeyVault } from '../src/index.js';
+import { expectErrorShape, TEST_SECRET, type TestApp, testApp, testLatchkey } from './helpers.js';
 
 const BLOCKHASH = base58.encode(new Uint8Array(32).fill(7));
 const SYSTEM = SystemProgram.programId.toBase58();
@@ -340,5 +342,41 @@ describe('wallet policies over HTTP', () => {
     // The owner still sees its policy and the trail in full.
     expect((await t.call('GET', `/v1/wallets/policies/${p.policy_id}`)).body.name).toBe('Mine');
     expect((await t.call('GET', `/v1/wallets/${wallet.id}/signatures`)).body.signatures).toHaveLength(1);
+  });
+
+  it('records a signature that failed after the policies allowed it, and gives its daily spend back', async () => {
+    const storage = memoryStorage();
+    const vault = (byte: number) =>
+      localKeyVault({ keys: { 1: Buffer.alloc(32, byte).toString('base64url') }, current: 1 });
+    const good = createLatchkey({ storage, secret: TEST_SECRET, keyVault: vault(1) });
+    // The same data behind a vault that cannot open it: signing fails once the key is needed.
+    const broken = createLatchkey({
+      storage,
+      secret: TEST_SECRET,
+      keyVault: vault(2),
+      onInternalError: () => {},
+    });
+    const { t, newWallet, policy } = await setup(await testApp(good));
+    const wallet = await newWallet();
+    await policy({ name: 'Daily', rules: [{ kind: 'solana_daily_lamports', max_lamports: '1000' }] });
+    const viaBroken = await broken.fetch(
+      new Request(`http://latchkey.test/v1/wallets/${wallet.id}/sign_transaction`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.secret_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          sol_transaction: { transaction: transfer(wallet.public_address, 600).toString('base64') },
+        }),
+      }),
+    );
+    expect(viaBroken.status).toBe(500);
+    const [failed] = (await t.call('GET', `/v1/wallets/${wallet.id}/signatures`)).body.signatures;
+    expect(failed).toMatchObject({ decision: 'failed', error_type: 'vault_open_failed', policy_id: null });
+    // The 600 were not signed, so the whole cap is still there.
+    const sign = (lamports: number) =>
+      t.call('POST', `/v1/wallets/${wallet.id}/sign_transaction`, {
+        sol_transaction: { transaction: transfer(wallet.public_address, lamports).toString('base64') },
+      });
+    expectSigned(await sign(1000), wallet);
+    expect((await sign(1)).status).toBe(403);
   });
 });
