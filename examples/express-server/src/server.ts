@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -40,6 +41,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     // Development delivery: every passcode and link lands in this file instead of a phone or inbox.
     sender: outboxSender({ path: outboxPath(config) }),
     chains: config.chains,
+    // Webhook endpoints named by host are refused when the name resolves to a private address.
+    webhooks: { lookup: (host) => lookup(host, { all: true }) },
   });
   const demo = await loadOrCreateDemoApp(latchkey, config.dataDir);
 
@@ -65,6 +68,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
   await configureDemoApp(latchkey, demo.keys.app_id, url);
+  // Every server process sends webhooks; deliveries are leased, so they never send one twice.
+  const stopDelivery = latchkey.webhooks.startDelivery({ intervalMs: 1000 });
   return {
     url,
     latchkey,
@@ -77,6 +82,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
           server.closeIdleConnections();
         });
         await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
+        await stopDelivery();
         await latchkey.close();
         await redis?.quit().catch(() => redis.disconnect());
       })();

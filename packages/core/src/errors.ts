@@ -31,6 +31,16 @@ export const errorCatalogue = {
     message: 'The recipient public key is not a P-256 (SEC1) or X25519 public key.',
   },
   invalid_transaction: { status: 400, message: 'The transaction could not be decoded.' },
+  invalid_webhook_url: {
+    status: 400,
+    message:
+      'The webhook URL must be an absolute https URL (plain http only for localhost), without credentials.',
+  },
+  webhook_url_not_allowed: {
+    status: 400,
+    message:
+      "The webhook URL points at a private or loopback address, which the App's settings do not allow.",
+  },
   wallet_type_mismatch: { status: 400, message: "This operation does not suit the wallet's type." },
   wallet_not_a_signer: {
     status: 400,
@@ -165,6 +175,8 @@ export const errorCatalogue = {
   wallet_not_found: { status: 404, message: 'No wallet with this id.' },
   policy_not_found: { status: 404, message: 'No wallet policy with this id.' },
   webauthn_credential_not_found: { status: 404, message: 'No WebAuthn credential with this id.' },
+  webhook_endpoint_not_found: { status: 404, message: 'No webhook endpoint with this id.' },
+  event_not_found: { status: 404, message: 'No event with this id.' },
   magic_link_not_found: { status: 404, message: 'No magic link matches this token.' },
   otp_code_not_found: {
     status: 404,

@@ -16,6 +16,11 @@ export type { HashPurpose, KeyedHasher } from './crypto/keyed-hash.js';
 export { keyedHasher } from './crypto/keyed-hash.js';
 export type { ErrorType, PolicyRuleRef } from './errors.js';
 export { errorCatalogue, isLatchkeyError, LatchkeyError } from './errors.js';
+export type { EventType } from './events/catalogue.js';
+export { EVENT_TYPES } from './events/catalogue.js';
+export type { EventHandler } from './events/hooks.js';
+export type { EventListQuery, EventRecord, EventRepo } from './events/repo.js';
+export type { EventService } from './events/service.js';
 export type { ErrorBody } from './http/error-body.js';
 export type { Latchkey } from './latchkey.js';
 export { createLatchkey } from './latchkey.js';
@@ -148,3 +153,15 @@ export type {
 } from './webauthn/repo.js';
 export type { WebAuthnService } from './webauthn/service.js';
 export { WEBAUTHN_TIMEOUT_MS } from './webauthn/service.js';
+export { RETRY_DELAYS_SECONDS } from './webhooks/backoff.js';
+export type {
+  ClaimedDelivery,
+  DeliveryOutcome,
+  DeliveryStatus,
+  WebhookAttemptRecord,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
+  WebhookRepo,
+} from './webhooks/repo.js';
+export type { WebhookService } from './webhooks/service.js';
+export { signWebhook } from './webhooks/signature.js';

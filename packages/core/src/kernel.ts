@@ -2,6 +2,7 @@ import type { AppRecord } from './apps/repo.js';
 import { type IdPrefix, newId } from './crypto/ids.js';
 import type { KeyedHasher } from './crypto/keyed-hash.js';
 import { LatchkeyError } from './errors.js';
+import type { ImpliedEvent } from './events/storage-events.js';
 import { type Clock, nowSeconds } from './ports/clock.js';
 import type { KeyVault } from './ports/key-vault.js';
 import type { RandomSource } from './ports/random.js';
@@ -18,6 +19,12 @@ export interface Kernel {
   vault: KeyVault;
   sender: Sender;
   rateLimiter: RateLimiter;
+  /**
+   * Records an event that no storage write implies (a key export, a disabled endpoint), in
+   * `tx` when given; listeners hear of it once that commits. Writes imply the rest by
+   * themselves (events/storage-events.ts).
+   */
+  emit(event: ImpliedEvent, tx?: Storage): Promise<void>;
   /** Unix seconds now. */
   now(): number;
   id(prefix: IdPrefix): string;

@@ -4,15 +4,20 @@ import { appService } from './apps/service.js';
 import { chainClients } from './balances/chain-clients.js';
 import { balanceService } from './balances/service.js';
 import { toBase64Url, utf8 } from './crypto/encoding.js';
+import { monotonicIds } from './crypto/ids.js';
 import { keyedHasher } from './crypto/keyed-hash.js';
 import { LatchkeyError } from './errors.js';
+import { eventHooks } from './events/hooks.js';
+import { recordingStorage } from './events/recording-storage.js';
+import { eventService } from './events/service.js';
+import { writeRules } from './events/storage-events.js';
 import { createHttpApp } from './http/app.js';
 import { createKernel } from './kernel.js';
 import { magicLinkService } from './magic-links/service.js';
 import { type LatchkeyOptions, latchkeyOptionsSchema } from './options.js';
 import { otpService } from './otps/service.js';
 import { passwordService } from './passwords/service.js';
-import { systemClock } from './ports/clock.js';
+import { nowSeconds, systemClock } from './ports/clock.js';
 import type { KeyVault } from './ports/key-vault.js';
 import { systemRandom } from './ports/random.js';
 import type { Sender } from './ports/sender.js';
@@ -28,6 +33,8 @@ import { walletAuthService } from './wallet-auth/service.js';
 import { walletPolicyService } from './wallet-policies/service.js';
 import { walletService } from './wallets/service.js';
 import { webauthnService } from './webauthn/service.js';
+import { webhookDelivery } from './webhooks/delivery.js';
+import { webhookService } from './webhooks/service.js';
 
 export type Latchkey = ReturnType<typeof createLatchkey>;
 
@@ -38,10 +45,20 @@ export type Latchkey = ReturnType<typeof createLatchkey>;
 export function createLatchkey(options: LatchkeyOptions) {
   const opts = latchkeyOptionsSchema.parse(options);
   const clock = opts.clock ?? systemClock;
+  const random = opts.random ?? systemRandom;
+  const hooks = eventHooks(opts.onInternalError ? (err) => opts.onInternalError?.(err, '') : logHookError);
+  const eventId = monotonicIds('evt', clock, random);
+  const recorded = recordingStorage(
+    opts.storage,
+    writeRules,
+    (e) => ({ ...e, id: eventId(), created_at: nowSeconds(clock) }),
+    hooks.notify,
+  );
   const kernel = createKernel({
-    storage: opts.storage,
+    storage: recorded.storage,
+    emit: recorded.emit,
     clock,
-    random: opts.random ?? systemRandom,
+    random,
     hasher: keyedHasher(opts.secret),
     vault: opts.keyVault ?? vaultFromSecret(opts.secret),
     sender: opts.sender ?? noSender,
@@ -61,6 +78,14 @@ export function createLatchkey(options: LatchkeyOptions) {
   const walletAuth = walletAuthService(kernel, sessions);
   const passwords = passwordService(kernel);
   const balances = balanceService(kernel, chainClients(opts.chains, clock));
+  const events = eventService(kernel, hooks);
+  const webhooks = webhookService(kernel);
+  const delivery = webhookDelivery(kernel, {
+    fetch: opts.webhooks.fetch ?? ((input, init) => fetch(input, init)),
+    timeoutMs: opts.webhooks.timeoutMs,
+    lookup: opts.webhooks.lookup,
+    userAgent: `Latchkey-Webhooks/${VERSION}`,
+  });
   const http = createHttpApp(
     kernel,
     {
@@ -76,6 +101,8 @@ export function createLatchkey(options: LatchkeyOptions) {
       balances,
       walletAuth,
       passwords,
+      events,
+      webhooks,
     },
     {
       maxBodyBytes: opts.http.maxBodyBytes,
@@ -98,6 +125,13 @@ export function createLatchkey(options: LatchkeyOptions) {
     balances,
     walletAuth,
     passwords,
+    /** The App's events: `events.on(type, handler)` listens in-process, after commit. */
+    events,
+    /**
+     * Webhook endpoints, and their delivery: `webhooks.startDelivery()` in each server process
+     * (any number may run on one database), or `webhooks.deliverDue()` from a job runner.
+     */
+    webhooks: { ...webhooks, deliverDue: delivery.deliverDue, startDelivery: delivery.start },
     storage: opts.storage,
     /** The `/v1` HTTP API as a Web-standard handler. `env.clientIp` feeds device fingerprints. */
     fetch: (request: Request, env: { clientIp?: string | undefined } = {}): Promise<Response> =>
@@ -125,6 +159,10 @@ function vaultFromSecret(secret: string): KeyVault {
   const key = hkdf(sha256, utf8(secret), undefined, utf8('latchkey/default-vault-key'), 32);
   return localKeyVault({ keys: { 1: toBase64Url(key) }, current: 1 });
 }
+
+const logHookError = (err: unknown) => {
+  console.error('latchkey: an event listener failed:', err);
+};
 
 const logInternalError = (err: unknown, requestId: string) => {
   console.error(`latchkey: request ${requestId} failed:`, err);

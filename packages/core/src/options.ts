@@ -36,6 +36,21 @@ export const latchkeyOptionsSchema = z.object({
   chains: chainsOptionsSchema,
   /** The `iss` of session JWTs. */
   jwtIssuer: z.string().min(1).max(200).optional(),
+  webhooks: z
+    .object({
+      /** How deliveries are sent; the global fetch when absent. */
+      fetch: z.custom<typeof fetch>((v) => typeof v === 'function').optional(),
+      /** An attempt without an answer after this many milliseconds counts as failed. */
+      timeoutMs: z.int().min(100).max(60_000).default(10_000),
+      /**
+       * Resolves a host name to addresses, so endpoints whose names point at private addresses
+       * are refused at delivery (Node: `(h) => dns.promises.lookup(h, { all: true })`).
+       */
+      lookup: z
+        .custom<(host: string) => Promise<Array<{ address: string }>>>((v) => typeof v === 'function')
+        .optional(),
+    })
+    .prefault({}),
   http: z
     .object({
       /** Largest accepted request body, bytes. */

@@ -8,6 +8,8 @@ import { expectErrorShape, type TestApp, testApp } from './helpers.js';
  * body has required fields need a valid example here (the test fails until one is added).
  */
 const VALID_BODIES: Record<string, unknown> = {
+  'POST /v1/webhooks/endpoints': { url: 'https://hooks.example.com/latchkey', event_types: ['user.created'] },
+  'POST /v1/events/{event_id}/redeliver': { endpoint_id: 'whep_01' },
   'POST /v1/auth/wallets/challenge': {
     wallet_type: 'ethereum',
     public_address: '0x52908400098527886E0F7030069857D2E4169EE7',

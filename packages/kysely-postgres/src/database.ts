@@ -225,6 +225,48 @@ export interface WalletSignaturesTable {
   created_at: Seconds;
 }
 
+export interface EventsTable {
+  id: string;
+  app_id: string;
+  type: string;
+  data: Json;
+  created_at: Seconds;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  app_id: string;
+  url: string;
+  event_types: Json;
+  sealed_secret: string;
+  status: string;
+  disabled_at: NullableSeconds;
+  created_at: Seconds;
+}
+
+export interface WebhookDeliveriesTable {
+  event_id: string;
+  endpoint_id: string;
+  app_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Seconds;
+  lease_until: NullableSeconds;
+  last_attempt_at: NullableSeconds;
+  delivered_at: NullableSeconds;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  app_id: string;
+  event_id: string;
+  endpoint_id: string;
+  attempted_at: Seconds;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
 /** Fixed-window counters; `key` names what is limited, and is not scoped by App. */
 export interface RateLimitsTable {
   key: string;
@@ -256,6 +298,10 @@ export interface Database {
   wallet_policies: WalletPoliciesTable;
   wallet_spends: WalletSpendsTable;
   wallet_signatures: WalletSignaturesTable;
+  events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type LatchkeyDb = Kysely<Database>;

@@ -5,6 +5,7 @@ import { migrateDatabase } from './migrate.js';
 import { type OpenDatabase, openDatabase, type StorageSource } from './open-database.js';
 import { kyselyAppRepo } from './repos/app-repo.js';
 import { kyselyContactRepo } from './repos/contact-repo.js';
+import { kyselyEventRepo, kyselyWebhookRepo } from './repos/event-repo.js';
 import { kyselyMagicLinkRepo } from './repos/magic-link-repo.js';
 import { kyselyOtpRepo } from './repos/otp-repo.js';
 import { kyselyRateLimitRepo } from './repos/rate-limit-repo.js';
@@ -72,6 +73,8 @@ function bind(root: Kysely<Database>, schema: string | undefined): Storage {
     walletPolicies: withStorageErrors(kyselyWalletPolicyRepo(db)),
     walletSpends: withStorageErrors(kyselyWalletSpendRepo(db)),
     walletSignatures: withStorageErrors(kyselyWalletSignatureRepo(db)),
+    events: withStorageErrors(kyselyEventRepo(db)),
+    webhooks: withStorageErrors(kyselyWebhookRepo(db)),
     async transaction(fn) {
       // Inside a transaction (ours, or one the host handed in as `db`), nested calls join it.
       if (root.isTransaction) return fn(storage);

@@ -57,6 +57,7 @@ const ALL = [
   '0007_wallet_challenges',
   '0008_security',
   '0010_wallet_policies',
+  '0011_events_webhooks',
 ];
 
 // "column type nullable", in table order.
@@ -262,6 +263,38 @@ const COLUMNS: Record<string, string[]> = {
     'key_kind text NO',
     'created_at bigint NO',
   ],
+  events: ['id text NO', 'app_id text NO', 'type text NO', 'data jsonb NO', 'created_at bigint NO'],
+  webhook_endpoints: [
+    'id text NO',
+    'app_id text NO',
+    'url text NO',
+    'event_types jsonb NO',
+    'sealed_secret text NO',
+    'status text NO',
+    'disabled_at bigint YES',
+    'created_at bigint NO',
+  ],
+  webhook_deliveries: [
+    'event_id text NO',
+    'endpoint_id text NO',
+    'app_id text NO',
+    'status text NO',
+    'attempts integer NO',
+    'next_attempt_at bigint NO',
+    'lease_until bigint YES',
+    'last_attempt_at bigint YES',
+    'delivered_at bigint YES',
+  ],
+  webhook_attempts: [
+    'id text NO',
+    'app_id text NO',
+    'event_id text NO',
+    'endpoint_id text NO',
+    'attempted_at bigint NO',
+    'status_code integer YES',
+    'error text YES',
+    'duration_ms integer NO',
+  ],
 };
 
 const openers = DATABASE_URL ? { pglite: openPglite, postgres: openPostgres } : { pglite: openPglite };
@@ -343,7 +376,11 @@ for (const [name, open] of Object.entries(openers)) {
         },
       ]);
       const primaryKeys = constraints.filter((c) => c.type === 'PRIMARY KEY').map((c) => c.columns);
-      expect(primaryKeys.sort()).toEqual([...Array(18).fill('id'), 'key,window_start']);
+      expect(primaryKeys.sort()).toEqual([
+        'event_id,endpoint_id',
+        ...Array(21).fill('id'),
+        'key,window_start',
+      ]);
     });
 
     it('cascades deletes from users to their contacts, codes and sessions', async () => {

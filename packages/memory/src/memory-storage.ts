@@ -1,5 +1,6 @@
 import type { Storage } from '@latchkey/core';
 import { memoryAppRepo } from './app-repo.js';
+import { memoryEventRepo, memoryWebhookRepo } from './event-repo.js';
 import { memoryMagicLinkRepo } from './magic-link-repo.js';
 import { createMutex } from './mutex.js';
 import { memoryOtpRepo } from './otp-repo.js';
@@ -45,6 +46,8 @@ export function memoryStorage(): Storage {
     walletPolicies: memoryWalletPolicyRepo(state.walletPolicies),
     walletSpends: memoryWalletSpendRepo(state.walletSpends),
     walletSignatures: memoryWalletSignatureRepo(state.walletSignatures),
+    events: memoryEventRepo(state),
+    webhooks: memoryWebhookRepo(state),
   };
 
   // Inside a transaction the lock is already held: the tx handle calls the repos directly.

@@ -1,6 +1,7 @@
 import type {
   AppRecord,
   ContactRecord,
+  EventRecord,
   MagicLinkRecord,
   OtpRecord,
   RecoveryCodeRecord,
@@ -15,6 +16,9 @@ import type {
   WalletSpendRecord,
   WebAuthnChallengeRecord,
   WebAuthnCredentialRecord,
+  WebhookAttemptRecord,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
 } from '@latchkey/core';
 import type { StoredSignature } from './wallet-policy-repo.js';
 
@@ -39,6 +43,11 @@ export interface MemoryState {
   walletPolicies: Map<string, WalletPolicyRecord>;
   walletSpends: Map<string, WalletSpendRecord>;
   walletSignatures: Map<string, StoredSignature>;
+  events: Map<string, EventRecord>;
+  webhookEndpoints: Map<string, WebhookEndpointRecord>;
+  /** Keyed `event_id endpoint_id`. */
+  webhookDeliveries: Map<string, WebhookDeliveryRecord>;
+  webhookAttempts: Map<string, WebhookAttemptRecord>;
 }
 
 export const emptyState = (): MemoryState => ({
@@ -61,6 +70,10 @@ export const emptyState = (): MemoryState => ({
   walletPolicies: new Map(),
   walletSpends: new Map(),
   walletSignatures: new Map(),
+  events: new Map(),
+  webhookEndpoints: new Map(),
+  webhookDeliveries: new Map(),
+  webhookAttempts: new Map(),
 });
 
 /** Puts `from`'s rows back into `into`, keeping the Map objects the repos hold. */

@@ -21,7 +21,10 @@ export type IdPrefix =
   | 'key'
   | 'policy'
   | 'signature'
-  | 'spend';
+  | 'spend'
+  | 'evt'
+  | 'whep'
+  | 'whatt';
 
 /**
  * `prefix_` + 26 Crockford base32 characters: 48 bits of milliseconds then 80 random bits
@@ -29,13 +32,39 @@ export type IdPrefix =
  * cursor pagination a stable order.
  */
 export function newId(prefix: IdPrefix, clock: Clock, random: RandomSource): string {
+  return encodeId(prefix, clock.now(), random.bytes(10));
+}
+
+/**
+ * Ids that also sort in the order this generator made them within one millisecond (ULID's
+ * monotonic mode: the random part counts up), so a process's events list in write order.
+ */
+export function monotonicIds(prefix: IdPrefix, clock: Clock, random: RandomSource): () => string {
+  let lastMs = -1;
+  let tail: Uint8Array = new Uint8Array(10);
+  return () => {
+    const ms = clock.now();
+    if (ms > lastMs) {
+      lastMs = ms;
+      tail = random.bytes(10);
+    } else {
+      for (let i = tail.length - 1; i >= 0; i--) {
+        tail[i] = ((tail[i] ?? 0) + 1) & 255;
+        if (tail[i] !== 0) break;
+      }
+    }
+    return encodeId(prefix, lastMs, tail);
+  };
+}
+
+function encodeId(prefix: IdPrefix, time: number, tail: Uint8Array): string {
   const bytes = new Uint8Array(16);
-  let ms = clock.now();
+  let ms = time;
   for (let i = 5; i >= 0; i--) {
     bytes[i] = ms % 256;
     ms = Math.floor(ms / 256);
   }
-  bytes.set(random.bytes(10), 6);
+  bytes.set(tail, 6);
   let out = '';
   let acc = 0;
   // 128 bits → 26 chars: two zero bits in front, as ULID does.

@@ -6,6 +6,8 @@ import type { AppService } from '../apps/service.js';
 import { registerBalanceRoutes } from '../balances/routes.js';
 import type { BalanceService } from '../balances/service.js';
 import { LatchkeyError } from '../errors.js';
+import { registerEventRoutes } from '../events/routes.js';
+import type { EventService } from '../events/service.js';
 import { APP_CACHE_SECONDS, type Kernel } from '../kernel.js';
 import { registerMagicLinkRoutes } from '../magic-links/routes.js';
 import type { MagicLinkService } from '../magic-links/service.js';
@@ -28,6 +30,8 @@ import { registerWalletRoutes } from '../wallets/routes.js';
 import type { WalletService } from '../wallets/service.js';
 import { registerWebAuthnRoutes } from '../webauthn/routes.js';
 import type { WebAuthnService } from '../webauthn/service.js';
+import { registerWebhookRoutes } from '../webhooks/routes.js';
+import type { WebhookService } from '../webhooks/service.js';
 import { corsMiddleware } from './cors.js';
 import type { HttpApp, HttpEnv } from './env.js';
 import { errorResponse } from './error-body.js';
@@ -57,6 +61,8 @@ export interface HttpServices {
   webauthn: WebAuthnService;
   walletAuth: WalletAuthService;
   passwords: PasswordService;
+  events: EventService;
+  webhooks: WebhookService;
 }
 
 export interface HttpOptions {
@@ -109,6 +115,8 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   registerWebAuthnRoutes(app, services.webauthn);
   registerWalletAuthRoutes(app, services.walletAuth);
   registerPasswordRoutes(app, services.passwords);
+  registerEventRoutes(app, services.events);
+  registerWebhookRoutes(app, services.webhooks);
 
   const allowedMethods = methodTable(app);
   app.notFound((c) => {

@@ -1,4 +1,5 @@
 import type { AppRepo } from '../apps/repo.js';
+import type { EventRepo } from '../events/repo.js';
 import type { MagicLinkRepo } from '../magic-links/repo.js';
 import type { OtpRepo } from '../otps/repo.js';
 import type { RateLimitRepo } from '../rate-limits/repo.js';
@@ -9,6 +10,7 @@ import type { WalletChallengeRepo } from '../wallet-auth/repo.js';
 import type { WalletPolicyRepo, WalletSignatureRepo, WalletSpendRepo } from '../wallet-policies/repo.js';
 import type { SeedRepo, WalletRepo } from '../wallets/repo.js';
 import type { WebAuthnRepo } from '../webauthn/repo.js';
+import type { WebhookRepo } from '../webhooks/repo.js';
 
 /**
  * Where Latchkey keeps its state. Every method is scoped by App (but `apps` itself). Methods
@@ -37,6 +39,8 @@ export interface Storage {
   walletSpends: WalletSpendRepo;
   /** The audit trail of signing requests. */
   walletSignatures: WalletSignatureRepo;
+  events: EventRepo;
+  webhooks: WebhookRepo;
   /**
    * Runs `fn` in one transaction: every write made through `tx` lands, or none does when `fn`
    * throws (and the error is rethrown). Nested calls on `tx` join the outer transaction.

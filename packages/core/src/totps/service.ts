@@ -58,7 +58,19 @@ export function totpService(k: Kernel, sessions: SessionService) {
     if (step !== null) return step;
     // This attempt used the last one the limit allows: say so now rather than on the next.
     const lockedUntil = ticket.totp.locked_until;
-    if (lockedUntil !== null && lockedUntil > now) throw lockedError('totp_locked', lockedUntil, now);
+    const locked = lockedUntil !== null && lockedUntil > now;
+    // The attempt was counted before the check, so the failure is known only here.
+    await k.emit({
+      app_id: appId,
+      type: locked ? 'sign_in.locked_out' : 'sign_in.failed',
+      data: {
+        method: 'totp',
+        user_id: totp.user_id,
+        totp_id: totp.id,
+        ...(locked ? { locked_until: lockedUntil } : {}),
+      },
+    });
+    if (locked) throw lockedError('totp_locked', lockedUntil, now);
     throw new LatchkeyError('totp_code_invalid');
   }
 

@@ -232,7 +232,7 @@ export function walletService(
     async export(appId: string, walletId: string, recipientPublicKey: string) {
       const wallet = await requireWallet(appId, walletId);
       const recipient = decodeRecipientKey(recipientPublicKey);
-      return withKey(wallet, (key) => {
+      const exported = await withKey(wallet, (key) => {
         const plaintext = new TextEncoder().encode(
           chainModules[wallet.wallet_type].encodePrivateKey(key.privateKey, { network: wallet.network }),
         );
@@ -246,6 +246,13 @@ export function walletService(
           wipe(plaintext);
         }
       });
+      // Recorded before the key leaves: an export the App cannot see never happens.
+      await k.emit({
+        app_id: appId,
+        type: 'wallet.exported',
+        data: { user_id: wallet.user_id, wallet_id: wallet.id, wallet_type: wallet.wallet_type },
+      });
+      return exported;
     },
 
     /**

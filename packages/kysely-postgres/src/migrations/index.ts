@@ -8,6 +8,7 @@ import * as webauthn from './0006_webauthn.js';
 import * as walletChallenges from './0007_wallet_challenges.js';
 import * as security from './0008_security.js';
 import * as walletPolicies from './0010_wallet_policies.js';
+import * as eventsWebhooks from './0011_events_webhooks.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so bundlers keep
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0007_wallet_challenges': walletChallenges,
   '0008_security': security,
   '0010_wallet_policies': walletPolicies,
+  '0011_events_webhooks': eventsWebhooks,
 };

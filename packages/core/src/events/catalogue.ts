@@ -1,0 +1,32 @@
+/**
+ * Every event Latchkey emits, as `noun.verb`. Payload `data` never holds a passcode, token, key
+ * or secret: ids, addresses the user gave, times and reasons only (docs/events.md lists each).
+ */
+export const EVENT_TYPES = [
+  'user.created',
+  'email.added',
+  'email.verified',
+  'email.removed',
+  'phone_number.added',
+  'phone_number.verified',
+  'phone_number.removed',
+  'session.created',
+  'session.extended',
+  'session.revoked',
+  'sign_in.failed',
+  'sign_in.locked_out',
+  'totp.created',
+  'totp.activated',
+  'totp.deleted',
+  'passkey.registered',
+  'passkey.removed',
+  'wallet.created',
+  'wallet.imported',
+  'wallet.exported',
+  'webhook_endpoint.disabled',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const isEventType = (value: string): value is EventType =>
+  (EVENT_TYPES as readonly string[]).includes(value);

@@ -1,0 +1,29 @@
+import type { EventType } from './catalogue.js';
+
+/** Something that happened in an App, kept as the outbox webhooks deliver from. */
+export interface EventRecord {
+  id: string;
+  app_id: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  created_at: number;
+}
+
+export interface EventListQuery {
+  /** Only events with an id below this one (the previous page's last). */
+  before?: string | undefined;
+  type?: EventType | undefined;
+  limit: number;
+}
+
+export interface EventRepo {
+  /**
+   * Atomic: stores the event and, in the same statement or transaction, one pending delivery
+   * due at `created_at` for each enabled endpoint of its App subscribed to its type. Called in
+   * the transaction of the change the event reports, so both land or neither does.
+   */
+  insert(event: EventRecord): Promise<void>;
+  get(appId: string, eventId: string): Promise<EventRecord | null>;
+  /** Newest first. */
+  list(appId: string, query: EventListQuery): Promise<EventRecord[]>;
+}

@@ -1,0 +1,142 @@
+import type { Storage } from '../ports/storage.js';
+import type { SessionRecord } from '../sessions/repo.js';
+import type { ContactRecord } from '../users/repo.js';
+import type { EventType } from './catalogue.js';
+
+/** An event a storage write implies, before it gets its id and time. */
+export interface ImpliedEvent {
+  app_id: string;
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+type Repos = Omit<Storage, 'transaction' | 'close' | 'events' | 'webhooks'>;
+type Method = (...args: never[]) => Promise<unknown>;
+
+interface WriteRule<M extends Method> {
+  /** Whether this call can imply an event at all; when not, it runs without a transaction of its own. */
+  when?: (...args: Parameters<M>) => boolean;
+  events: (result: Awaited<ReturnType<M>>, ...args: Parameters<M>) => ImpliedEvent[];
+}
+
+export type WriteRules = {
+  [R in keyof Repos]?: {
+    [K in keyof Repos[R]]?: Repos[R][K] extends Method ? WriteRule<Repos[R][K]> : never;
+  };
+};
+
+const one = (app_id: string, type: EventType, data: Record<string, unknown>): ImpliedEvent[] => [
+  { app_id, type, data },
+];
+const none: ImpliedEvent[] = [];
+
+const contactRules = (noun: 'email' | 'phone_number', idField: 'email_id' | 'phone_id') => {
+  const data = (c: ContactRecord) => ({
+    user_id: c.user_id,
+    [idField]: c.id,
+    [noun === 'email' ? 'email' : 'phone_number']: c.address,
+  });
+  return {
+    insert: {
+      events: (r: { inserted: boolean }, c: ContactRecord) =>
+        r.inserted ? one(c.app_id, `${noun}.added`, data(c)) : none,
+    },
+    markVerified: {
+      events: (c: ContactRecord | null) => (c ? one(c.app_id, `${noun}.verified`, data(c)) : none),
+    },
+    delete: {
+      events: (c: ContactRecord | null) => (c ? one(c.app_id, `${noun}.removed`, data(c)) : none),
+    },
+  };
+};
+
+const sessionData = (s: SessionRecord) => ({
+  session_id: s.id,
+  user_id: s.user_id,
+  expires_at: s.expires_at,
+  factors: s.factors.map((f) => ({
+    type: f.type,
+    delivery_channel: f.delivery_channel,
+    method_id: f.method.method_id,
+  })),
+});
+
+/**
+ * Which storage writes are events. Kept at the storage boundary so that every code path making
+ * one of these changes emits its event, in the change's own transaction (docs/events.md).
+ */
+export const writeRules: WriteRules = {
+  users: {
+    insert: { events: (_r, u) => one(u.app_id, 'user.created', { user_id: u.id, status: u.status }) },
+  },
+  emails: contactRules('email', 'email_id'),
+  phoneNumbers: contactRules('phone_number', 'phone_id'),
+  sessions: {
+    insert: { events: (_r, s) => one(s.app_id, 'session.created', sessionData(s)) },
+    touch: {
+      // The hot path (activity only) implies nothing and must not pay for a transaction.
+      when: (_app, _id, _now, change) => change.expiresAt !== undefined,
+      events: (s) => (s ? one(s.app_id, 'session.extended', sessionData(s)) : none),
+    },
+    revoke: { events: (s) => (s ? one(s.app_id, 'session.revoked', sessionData(s)) : none) },
+  },
+  otps: {
+    consume: {
+      events: (r, appId, methodId) => {
+        if (r.ok || r.reason === 'not_found' || r.reason === 'expired' || r.reason === 'used') return none;
+        const type = r.reason === 'too_many_attempts' ? 'sign_in.locked_out' : 'sign_in.failed';
+        return one(appId, type, { method: 'otp', method_id: methodId, reason: r.reason });
+      },
+    },
+  },
+  totps: {
+    createPending: {
+      events: (r, t) =>
+        r.created ? one(t.app_id, 'totp.created', { user_id: t.user_id, totp_id: t.id }) : none,
+    },
+    activate: {
+      events: (t) => (t ? one(t.app_id, 'totp.activated', { user_id: t.user_id, totp_id: t.id }) : none),
+    },
+    delete: {
+      events: (t) => (t ? one(t.app_id, 'totp.deleted', { user_id: t.user_id, totp_id: t.id }) : none),
+    },
+  },
+  webauthn: {
+    insertCredential: {
+      events: (r, c) =>
+        r.inserted
+          ? one(c.app_id, 'passkey.registered', { user_id: c.user_id, webauthn_credential_id: c.id })
+          : none,
+    },
+    delete: {
+      events: (c) =>
+        c ? one(c.app_id, 'passkey.removed', { user_id: c.user_id, webauthn_credential_id: c.id }) : none,
+    },
+  },
+  wallets: {
+    insert: {
+      events: (r, w) =>
+        r.inserted
+          ? one(w.app_id, w.key_source === 'imported' ? 'wallet.imported' : 'wallet.created', {
+              user_id: w.user_id,
+              wallet_id: w.id,
+              wallet_type: w.wallet_type,
+              public_address: w.public_address,
+              key_source: w.key_source,
+            })
+          : none,
+    },
+    createDefaultIfAbsent: {
+      events: (r) =>
+        r.created
+          ? one(r.wallet.app_id, 'wallet.created', {
+              user_id: r.wallet.user_id,
+              wallet_id: r.wallet.id,
+              wallet_type: r.wallet.wallet_type,
+              public_address: r.wallet.public_address,
+              key_source: r.wallet.key_source,
+            })
+          : none,
+    },
+  },
+};
