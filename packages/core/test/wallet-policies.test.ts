@@ -379,4 +379,26 @@ describe('wallet policies over HTTP', () => {
     expectSigned(await sign(1000), wallet);
     expect((await sign(1)).status).toBe(403);
   });
+
+  it('opens no key for a refused request', async () => {
+    const inner = localKeyVault({ keys: { 1: Buffer.alloc(32, 3).toString('base64url') }, current: 1 });
+    const opened: string[] = [];
+    const keyVault = {
+      seal: inner.seal,
+      open: (sealed: string, context: string) => {
+        opened.push(context);
+        return inner.open(sealed, context);
+      },
+    };
+    const { sign, newWallet, policy } = await setup(
+      await testApp(createLatchkey({ storage: memoryStorage(), secret: TEST_SECRET, keyVault })),
+    );
+    const wallet = await newWallet();
+    await policy({ name: 'Cap', rules: [{ kind: 'solana_max_lamports', max_lamports: '10' }] });
+    opened.length = 0;
+    expect((await sign(wallet, 11)).status).toBe(403);
+    expect(opened).toEqual([]);
+    expectSigned(await sign(wallet, 10), wallet);
+    expect(opened).toEqual([expect.stringContaining(wallet.id)]);
+  });
 });
