@@ -111,6 +111,12 @@ describe.each(targets)('wallet policies on $name', (target) => {
     const decisions = trail.body.signatures.map((s: any) => s.decision);
     expect(decisions.filter((d: string) => d === 'allowed')).toHaveLength(N);
     expect(decisions.filter((d: string) => d === 'refused')).toHaveLength(20 - N);
+    // Each entry is also an event, written with it (docs/events.md).
+    const events = (await call(a, 'GET', '/v1/events?limit=1000')).body.events.filter(
+      (e: any) => e.data.wallet_id === wallet.id && e.type.startsWith('signature.'),
+    );
+    expect(events.filter((e: any) => e.type === 'signature.made')).toHaveLength(N);
+    expect(events.filter((e: any) => e.type === 'signature.refused')).toHaveLength(20 - N);
   });
 
   it('keeps the audit trail newest first across pages, and out of reach of another App', async () => {

@@ -23,6 +23,8 @@ export const EVENT_TYPES = [
   'wallet.created',
   'wallet.imported',
   'wallet.exported',
+  'signature.made',
+  'signature.refused',
   'webhook_endpoint.disabled',
 ] as const;
 

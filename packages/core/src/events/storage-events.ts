@@ -113,6 +113,23 @@ export const writeRules: WriteRules = {
         c ? one(c.app_id, 'passkey.removed', { user_id: c.user_id, webauthn_credential_id: c.id }) : none,
     },
   },
+  // The audit trail's entry is the event: a signature made, or a request a policy refused.
+  walletSignatures: {
+    insert: {
+      when: (entry) => entry.decision !== 'failed',
+      events: (_r, entry) =>
+        one(entry.app_id, entry.decision === 'allowed' ? 'signature.made' : 'signature.refused', {
+          wallet_id: entry.wallet_id,
+          signature_id: entry.id,
+          method: entry.method,
+          chain: entry.chain,
+          payload_digest: entry.payload_digest,
+          ...(entry.decision === 'refused'
+            ? { policy_id: entry.policy_id, rule_index: entry.rule_index, rule_kind: entry.rule_kind }
+            : {}),
+        }),
+    },
+  },
   wallets: {
     insert: {
       events: (r, w) =>
