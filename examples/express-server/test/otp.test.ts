@@ -88,7 +88,7 @@ describe('OTP login and sessions over HTTP', () => {
     expect(payload.sub).toBe(user_id);
     await expect(
       jwtVerify(session_jwt, jwks, { audience: 'app_other', issuer: 'latchkey' }),
-    ).rejects.toThrow();
+    ).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'aud' });
 
     const live = await authenticate({ session_token });
     expect(live.status).toBe(200);

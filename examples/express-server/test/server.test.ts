@@ -139,7 +139,7 @@ describe('a fresh data folder', () => {
     // Not held open by the answered request's keep-alive connection (keepAliveTimeout is 5 s).
     expect(Date.now() - answeredAt).toBeLessThan(3_000);
     expect(server.output()).toContain('SIGTERM: finishing in-flight requests');
-    await expect(fetch(`${server.url}/v1/health`)).rejects.toThrow();
+    await expect(fetch(`${server.url}/v1/health`)).rejects.toThrow('fetch failed');
   });
 });
 

@@ -36,7 +36,7 @@ describe('App keys', () => {
     expect(app.settings.rate_limits.per_destination).toEqual({ limit: 5, window_seconds: 600 });
     await expect(
       latchkey.apps.create({ name: 'Bad', settings: { otp: { expires_in_minutes: 61 } } }),
-    ).rejects.toThrow();
-    await expect(latchkey.apps.create({ name: '' })).rejects.toThrow();
+    ).rejects.toMatchObject({ errorType: 'invalid_field', field: 'settings.otp.expires_in_minutes' });
+    await expect(latchkey.apps.create({ name: '' })).rejects.toMatchObject({ errorType: 'invalid_field' });
   });
 });

@@ -95,7 +95,7 @@ describe('outboxSender', () => {
     const sender = outboxSender({ path });
     // A folder where the file should be: the append fails, and must not jam the queue.
     await mkdir(path);
-    await expect(sender.send(otpEmail)).rejects.toThrow();
+    await expect(sender.send(otpEmail)).rejects.toMatchObject({ code: 'EISDIR' });
     await rmdir(path);
     await sender.send({ ...otpEmail, to: 'second@example.com' });
     expect((await readOutbox(path)).map((e) => e.to)).toEqual(['second@example.com']);

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { newSecret } from '../crypto/ids.js';
 import { LatchkeyError } from '../errors.js';
 import { validationError } from '../http/validation-hook.js';
@@ -47,7 +48,7 @@ export function appService(k: Kernel) {
   return {
     /** Creates an App and returns its keys: the only time they are readable. */
     async create(input: CreateAppInput): Promise<AppKeys & { app: AppRecord }> {
-      const { name, settings } = createAppInputSchema.parse(input);
+      const { name, settings } = parseInput(createAppInputSchema, input);
       const secret_key = newSecret('sk_', k.random);
       const public_token = newSecret('pk_', k.random);
       const now = k.now();
@@ -58,7 +59,7 @@ export function appService(k: Kernel) {
         public_token_hash: hashKey(public_token),
         previous_secret_key_hash: null,
         previous_secret_key_expires_at: null,
-        settings: appSettingsSchema.parse(settings ?? {}),
+        settings: parseInput(appSettingsSchema, settings ?? {}),
         created_at: now,
         updated_at: now,
       };
@@ -72,7 +73,7 @@ export function appService(k: Kernel) {
 
     /** Replaces the App's settings with these (defaults fill what is left out). */
     updateSettings: (appId: string, settings: AppSettingsInput): Promise<AppRecord> =>
-      storeSettings(appId, appSettingsSchema.parse(settings)),
+      storeSettings(appId, parseInput(appSettingsSchema, settings)),
 
     /**
      * Applies a JSON merge patch to the App's settings: only the fields given change, `null`
@@ -84,9 +85,7 @@ export function appService(k: Kernel) {
       assertKnownKeys(appSettingsSchema, patch);
       const app = await get(appId);
       const merged = mergePatch(app.settings, patch);
-      const parsed = appSettingsSchema.safeParse(merged);
-      if (!parsed.success) throw validationError(parsed.error, 'json', merged);
-      return storeSettings(appId, parsed.data);
+      return storeSettings(appId, parseInput(appSettingsSchema, merged));
     },
 
     /**
@@ -133,4 +132,11 @@ export function appService(k: Kernel) {
       return found;
     },
   };
+}
+
+/** Direct callers get the same typed 400 (naming the field) as HTTP callers, not a ZodError. */
+function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw validationError(parsed.error, 'json', input);
+  return parsed.data;
 }
