@@ -13,6 +13,15 @@ export const errorCatalogue = {
     status: 400,
     message: 'The phone number is not valid; send it in international form, e.g. +14155550100.',
   },
+  sms_country_not_allowed: {
+    status: 400,
+    message: "SMS cannot go to this phone number's country (settings.sms.allowed_calling_codes).",
+  },
+  phone_number_type_not_allowed: {
+    status: 400,
+    message:
+      'SMS cannot go to this type of phone number, e.g. premium-rate (settings.sms.refused_number_types).',
+  },
   redirect_url_not_allowed: {
     status: 400,
     message: "The redirect URL is not in the App's allowed list (scheme, host, port and path must match).",

@@ -146,6 +146,98 @@ describe('rate limits on sending', () => {
     const limited = await t.call('POST', '/v1/auth/otps/email/login_or_create', { email: 'a3@example.com' });
     expect(limited.status).toBe(429);
   });
+
+  it('checks the limits before creating anything: a refused login_or_create or send writes no record', async () => {
+    const { t, latchkey, sender } = await setup({
+      rate_limits: { per_app: { limit: 2, window_seconds: 3600 } },
+    });
+    const answers = [];
+    for (let i = 0; i < 5; i++)
+      answers.push(
+        (await t.call('POST', '/v1/auth/otps/email/login_or_create', { email: `cap${i}@example.com` }))
+          .status,
+      );
+    expect(answers).toEqual([200, 200, 429, 429, 429]);
+    expect(sender.sent).toHaveLength(2);
+    // The refused addresses have no contact, hence no user (a user is created with its contact).
+    for (let i = 0; i < 5; i++)
+      expect(Boolean(await latchkey.storage.emails.findByAddress(t.app_id, `cap${i}@example.com`))).toBe(
+        i < 2,
+      );
+    // send with user_id adds the number to the user only when the send is allowed.
+    const user = await t.call('POST', '/v1/auth/users', {});
+    const refused = await t.call('POST', '/v1/auth/otps/sms/send', {
+      phone_number: '+14155550188',
+      user_id: user.body.user_id,
+    });
+    expect(refused.status).toBe(429);
+    expect(await latchkey.storage.phoneNumbers.findByAddress(t.app_id, '+14155550188')).toBeNull();
+  });
+});
+
+describe('SMS destinations (SMS pumping)', () => {
+  it('refuses premium-rate and shared-cost numbers by default, with no user created and nothing sent', async () => {
+    const { t, latchkey, sender } = await setup();
+    for (const phone_number of ['+449012345678', '+19005551234', '+33810123456']) {
+      const res = await t.call('POST', '/v1/auth/otps/sms/login_or_create', { phone_number }, t.public_token);
+      expect(res.status).toBe(400);
+      expect(expectErrorShape(res).error_type).toBe('phone_number_type_not_allowed');
+      expect(await latchkey.storage.phoneNumbers.findByAddress(t.app_id, phone_number)).toBeNull();
+    }
+    expect(sender.sent).toHaveLength(0);
+    // A mobile number goes through.
+    expect(
+      (await t.call('POST', '/v1/auth/otps/sms/login_or_create', { phone_number: '+447400123456' })).status,
+    ).toBe(200);
+  });
+
+  it('sends only to the allowed calling codes when the App lists them, and to the number types it allows', async () => {
+    const { t, latchkey, sender } = await setup({
+      sms: { allowed_calling_codes: ['1'], refused_number_types: ['toll_free'] },
+    });
+    const uk = await t.call('POST', '/v1/auth/otps/sms/login_or_create', { phone_number: '+447400123456' });
+    expect(uk.status).toBe(400);
+    expect(expectErrorShape(uk).error_type).toBe('sms_country_not_allowed');
+    expect(await latchkey.storage.phoneNumbers.findByAddress(t.app_id, '+447400123456')).toBeNull();
+    const tollFree = await t.call('POST', '/v1/auth/otps/sms/login_or_create', {
+      phone_number: '+18005550100',
+    });
+    expect(expectErrorShape(tollFree).error_type).toBe('phone_number_type_not_allowed');
+    // Premium-rate is no longer refused once the App's list leaves it out (its choice).
+    expect(
+      (await t.call('POST', '/v1/auth/otps/sms/login_or_create', { phone_number: '+19005551234' })).status,
+    ).toBe(200);
+    expect(
+      (await t.call('POST', '/v1/auth/otps/sms/login_or_create', { phone_number: '+14155550100' })).status,
+    ).toBe(200);
+    expect(sender.sent.map((m) => m.to)).toEqual(['+19005551234', '+14155550100']);
+  });
+
+  it('caps the SMS the App sends at rate_limits.per_app_sms (100 per hour by default), emails apart', async () => {
+    const { t } = await setup();
+    const patched = await t.call('GET', '/v1/app');
+    expect(patched.body.settings.rate_limits.per_app_sms).toEqual({ limit: 100, window_seconds: 3600 });
+    expect(patched.body.settings.sms).toEqual({
+      allowed_calling_codes: [],
+      refused_number_types: ['premium_rate', 'shared_cost'],
+    });
+    const set = await t.call('PATCH', '/v1/app/settings', { rate_limits: { per_app_sms: { limit: 3 } } });
+    expect(set.status).toBe(200);
+    const statuses = [];
+    for (let i = 0; i < 5; i++)
+      statuses.push(
+        (await t.call('POST', '/v1/auth/otps/sms/login_or_create', { phone_number: `+1415555011${i}` }))
+          .status,
+      );
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(
+      (await t.call('POST', '/v1/auth/otps/email/login_or_create', { email: 'still@example.com' })).status,
+    ).toBe(200);
+    const bad = await t.call('PATCH', '/v1/app/settings', { sms: { refused_number_types: ['premium'] } });
+    expect(bad.status).toBe(400);
+    const badCode = await t.call('PATCH', '/v1/app/settings', { sms: { allowed_calling_codes: ['+44'] } });
+    expect(badCode.status).toBe(400);
+  });
 });
 
 describe('OTP verify', () => {

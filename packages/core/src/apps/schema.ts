@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { originSchema } from '../http/cors.js';
+import { smsNumberTypes } from '../messages/sms-policy.js';
 import { routeLimitSettings } from '../rate-limits/route-rules.js';
 
 function rateLimitRule(limit: number, windowSeconds: number) {
@@ -117,12 +118,30 @@ export const appSettingsSchema = z.object({
       min_score: z.int().min(0).max(4).default(3),
     })
     .prefault({}),
+  /** Where passcodes go by SMS (see docs/rate-limits.md, SMS pumping). */
+  sms: z
+    .object({
+      /**
+       * Country calling codes SMS may go to, without `+` (`"1"`, `"44"`); empty: every country.
+       * Every country is the default so no App breaks, but it lets a script send paid SMS to
+       * any country: list yours.
+       */
+      allowed_calling_codes: z
+        .array(z.string().regex(/^[1-9]\d{0,2}$/, 'a calling code without "+", e.g. "44"'))
+        .max(300)
+        .default([]),
+      /** Number types (from libphonenumber metadata) SMS never go to. */
+      refused_number_types: z.array(z.enum(smsNumberTypes)).max(20).default(['premium_rate', 'shared_cost']),
+    })
+    .prefault({}),
   rate_limits: z
     .object({
       /** Messages (passcodes, links) to one phone number or email address. */
       per_destination: rateLimitRule(5, 600),
       /** Messages the App sends in all. */
       per_app: rateLimitRule(1000, 3600),
+      /** SMS the App sends in all: lower than `per_app`, since each SMS costs money. */
+      per_app_sms: rateLimitRule(100, 3600),
       ...routeLimitSettings,
     })
     .prefault({}),

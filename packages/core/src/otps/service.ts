@@ -1,5 +1,6 @@
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
+import { checkSmsDestination } from '../messages/sms-policy.js';
 import { renderTemplate } from '../messages/template.js';
 import type { OutboundMessage } from '../ports/sender.js';
 import { checkSendLimits } from '../rate-limits/send-limits.js';
@@ -36,9 +37,19 @@ export function otpService(k: Kernel, sessions: SessionService) {
   /** The code's hash is bound to its method, so one code typed into another method never matches. */
   const hashCode = (methodId: string, code: string) => k.hasher.hash('otp', `${methodId}:${code}`);
 
+  /**
+   * Whether a message may go to this address: the App's SMS destinations, then its message
+   * limits. Called before anything is written, so a refused call leaves no user, contact or code.
+   */
+  async function checkAllowed(appId: string, channel: Channel, address: string) {
+    const app = await k.app(appId);
+    if (channel.name === 'sms') checkSmsDestination(app.settings.sms, address);
+    await checkSendLimits(k, app, address, channel.name);
+  }
+
+  /** Stores a new code for the contact and sends it; `checkAllowed` has passed. */
   async function deliver(appId: string, channel: Channel, contact: ContactRecord, input: SendInput) {
     const app = await k.app(appId);
-    await checkSendLimits(k, app, contact.address);
     const minutes = input.expiration_minutes ?? app.settings.otp.expires_in_minutes;
     const code = generateOtpCode(k.random);
     const now = k.now();
@@ -78,25 +89,48 @@ export function otpService(k: Kernel, sessions: SessionService) {
     await k.sender.send(message);
   }
 
-  /** The contact with this address, added to `userId` when new. */
-  async function contactForUser(appId: string, channel: Channel, address: string, userId: string) {
+  /**
+   * The contact with this address for `userId`, read only: null when the user has it not yet
+   * (it is added once the send is allowed).
+   */
+  async function existingContactOf(appId: string, channel: Channel, address: string, userId: string) {
     const user = await k.storage.users.get(appId, userId);
     if (!user) throw new LatchkeyError('user_not_found');
+    const contact = await contactRepo(k.storage, channel).findByAddress(appId, address);
+    if (contact && contact.user_id !== userId) throw new LatchkeyError(channel.belongsToAnother);
+    return contact;
+  }
+
+  /** Adds the address to `userId`; a concurrent add of the same address by another user loses. */
+  async function addContact(appId: string, channel: Channel, address: string, userId: string) {
     const repo = contactRepo(k.storage, channel);
-    let contact = await repo.findByAddress(appId, address);
-    if (!contact) {
-      const fresh = {
-        id: k.id(channel.idPrefix),
-        app_id: appId,
-        user_id: userId,
-        address,
-        verified_at: null,
-        created_at: k.now(),
-      };
-      contact = (await repo.insert(fresh)).inserted ? fresh : await repo.findByAddress(appId, address);
-    }
+    const fresh = {
+      id: k.id(channel.idPrefix),
+      app_id: appId,
+      user_id: userId,
+      address,
+      verified_at: null,
+      created_at: k.now(),
+    };
+    const contact = (await repo.insert(fresh)).inserted ? fresh : await repo.findByAddress(appId, address);
     if (!contact || contact.user_id !== userId) throw new LatchkeyError(channel.belongsToAnother);
     return contact;
+  }
+
+  /**
+   * The contact a send goes to, once the send is allowed: an existing one, or for `userId` the
+   * address newly added to that user (only after the checks, so a refused send adds nothing).
+   */
+  async function allowedContact(appId: string, channel: Channel, address: string, userId?: string) {
+    if (userId === undefined) {
+      const found = await contactRepo(k.storage, channel).findByAddress(appId, address);
+      if (!found) throw new LatchkeyError(channel.notFound);
+      await checkAllowed(appId, channel, address);
+      return found;
+    }
+    const existing = await existingContactOf(appId, channel, address, userId);
+    await checkAllowed(appId, channel, address);
+    return existing ?? (await addContact(appId, channel, address, userId));
   }
 
   const response = (
@@ -119,11 +153,7 @@ export function otpService(k: Kernel, sessions: SessionService) {
     ): Promise<SendOtpResponse> {
       const channel = channels[channelName];
       const address = channel.normalize(input.address);
-      const contact =
-        input.user_id !== undefined
-          ? await contactForUser(appId, channel, address, input.user_id)
-          : await contactRepo(k.storage, channel).findByAddress(appId, address);
-      if (!contact) throw new LatchkeyError(channel.notFound);
+      const contact = await allowedContact(appId, channel, address, input.user_id);
       await deliver(appId, channel, contact, input);
       return response(channel, contact);
     },
@@ -136,6 +166,8 @@ export function otpService(k: Kernel, sessions: SessionService) {
     ): Promise<SendOtpResponse> {
       const channel = channels[channelName];
       const address = channel.normalize(input.address);
+      // Before the user is created: a refused send must not leave one behind.
+      await checkAllowed(appId, channel, address);
       const { contact, user_created } = await findOrCreateByContact(k, appId, channel, address, {
         pending: input.create_user_as_pending ?? false,
       });
