@@ -73,9 +73,18 @@ export type {
   TotpRepo,
 } from './totps/repo.js';
 export type { TotpService } from './totps/service.js';
-export type { ContactRecord, ContactRepo, UserName, UserRecord, UserRepo, UserStatus } from './users/repo.js';
+export type {
+  ContactRecord,
+  ContactRepo,
+  UserName,
+  UserRecord,
+  UserRepo,
+  UserStatus,
+  UserWithMethods,
+} from './users/repo.js';
 export type { CreateUserRequest, CreateUserResponse, User } from './users/schema.js';
 export type { UserService } from './users/service.js';
+export { userWithMethodsFromLists } from './users/with-methods.js';
 export * from './vault/index.js';
 export { VERSION } from './version.js';
 export {

@@ -1,4 +1,4 @@
-import type { Storage } from '@latchkey/core';
+import { type Storage, userWithMethodsFromLists } from '@latchkey/core';
 import { memoryAppRepo } from './app-repo.js';
 import { memoryEventRepo, memoryWebhookRepo } from './event-repo.js';
 import { memoryMagicLinkRepo } from './magic-link-repo.js';
@@ -28,9 +28,15 @@ type Repos = Omit<Storage, 'transaction' | 'close'>;
 export function memoryStorage(): Storage {
   const state = emptyState();
   const exclusive = createMutex();
+  const users = memoryUserRepo(state);
   const repos: Repos = {
     apps: memoryAppRepo(state),
-    users: memoryUserRepo(state),
+    users: {
+      ...users,
+      // Called with the lock held, so it reads the other repos directly.
+      getWithMethods: async (appId, userId) =>
+        userWithMethodsFromLists(repos, await users.get(appId, userId)),
+    },
     emails: memoryContactRepo(state.emails),
     phoneNumbers: memoryContactRepo(state.phoneNumbers),
     otps: memoryOtpRepo(state.otps),

@@ -1,7 +1,8 @@
 import type { ContactRecord, ContactRepo, UserRepo } from '@latchkey/core';
 import { copy, type MemoryState } from './state.js';
 
-export function memoryUserRepo(state: MemoryState): UserRepo {
+/** Users without `getWithMethods`, which memoryStorage adds over the other repos. */
+export function memoryUserRepo(state: MemoryState): Omit<UserRepo, 'getWithMethods'> {
   const owned = (appId: string, id: string) => {
     const user = state.users.get(id);
     return user && user.app_id === appId ? user : undefined;
@@ -46,10 +47,13 @@ export function memoryContactRepo(rows: Map<string, ContactRecord>): ContactRepo
       return row ? copy(row) : null;
     },
     async listByUser(appId, userId) {
-      return [...rows.values()]
-        .filter((r) => r.app_id === appId && r.user_id === userId)
-        .sort((a, b) => (a.id < b.id ? -1 : 1))
-        .map(copy);
+      return (
+        [...rows.values()]
+          .filter((r) => r.app_id === appId && r.user_id === userId)
+          // Oldest first, as Postgres orders them.
+          .sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1))
+          .map(copy)
+      );
     },
     async markVerified(appId, id, at) {
       const row = owned(appId, id);

@@ -2,11 +2,11 @@ import type { Storage } from '@latchkey/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
 import { authRepoCases } from './suite-auth.js';
-import { totpRepoCases } from './suite-totps.js';
+import { makeTotp, totpRepoCases } from './suite-totps.js';
 import { walletChallengeRepoCases } from './suite-wallet-challenges.js';
 import { walletPolicyRepoCases } from './suite-wallet-policies.js';
-import { walletRepoCases } from './suite-wallets.js';
-import { webauthnRepoCases } from './suite-webauthn.js';
+import { makeWallet, walletRepoCases } from './suite-wallets.js';
+import { makeWebAuthnCredential, webauthnRepoCases } from './suite-webauthn.js';
 
 export interface ConformanceTarget {
   /** Shown in the test names, e.g. "memory" or "postgres". */
@@ -86,6 +86,46 @@ export function runStorageConformance(target: ConformanceTarget): void {
         expect(await s.users.get(other.id, user.id)).toBeNull();
         expect(await s.users.update(other.id, user.id, { status: 'pending' })).toBeNull();
         expect((await s.users.get(app.id, user.id))?.status).toBe('active');
+      });
+
+      it('reads a user with its lists in one call, equal to the separate reads, only in its App', async () => {
+        const { app, user } = await appWithUser();
+        const bare = await s.users.getWithMethods(app.id, user.id);
+        expect(bare).toEqual({
+          user,
+          emails: [],
+          phone_numbers: [],
+          totp: null,
+          wallets: [],
+          webauthn_credentials: [],
+        });
+        const later = makeContact(app.id, user.id, { created_at: NOW + 5 });
+        const earlier = makeContact(app.id, user.id, { created_at: NOW + 1 });
+        await s.emails.insert(later);
+        await s.emails.insert(earlier);
+        await s.phoneNumbers.insert(
+          makeContact(app.id, user.id, { address: `+1415555${Date.now() % 10000}` }),
+        );
+        await s.totps.createPending(makeTotp(app.id, user.id), []);
+        await s.wallets.createDefaultIfAbsent(makeWallet(app.id, user.id, { wallet_type: 'ethereum' }));
+        await s.wallets.createDefaultIfAbsent(makeWallet(app.id, user.id, { wallet_type: 'solana' }));
+        await s.webauthn.insertCredential(makeWebAuthnCredential(app.id, user.id, { name: 'Laptop' }));
+        const full = await s.users.getWithMethods(app.id, user.id);
+        expect(full).toEqual({
+          user,
+          emails: await s.emails.listByUser(app.id, user.id),
+          phone_numbers: await s.phoneNumbers.listByUser(app.id, user.id),
+          totp: await s.totps.getForUser(app.id, user.id),
+          wallets: (await s.wallets.list(app.id, { userId: user.id, limit: 1000 })).wallets,
+          webauthn_credentials: await s.webauthn.listByUser(app.id, user.id),
+        });
+        expect(full?.emails.map((e) => e.id)).toEqual([earlier.id, later.id]);
+        expect(full?.wallets).toHaveLength(2);
+        expect(full?.totp).not.toBeNull();
+        const other = makeApp();
+        await s.apps.insert(other);
+        expect(await s.users.getWithMethods(other.id, user.id)).toBeNull();
+        expect(await s.users.getWithMethods(app.id, 'user_missing')).toBeNull();
       });
 
       it('updates status, name and updated_at', async () => {

@@ -1,3 +1,7 @@
+import type { TotpRecord } from '../totps/repo.js';
+import type { WalletRecord } from '../wallets/repo.js';
+import type { WebAuthnCredentialRecord } from '../webauthn/repo.js';
+
 export interface UserName {
   first_name?: string | undefined;
   middle_name?: string | undefined;
@@ -15,9 +19,29 @@ export interface UserRecord {
   updated_at: number;
 }
 
+/** A user with everything its profile lists: what `GET /v1/auth/users/{id}` shows. */
+export interface UserWithMethods {
+  user: UserRecord;
+  /** Oldest first. */
+  emails: ContactRecord[];
+  /** Oldest first. */
+  phone_numbers: ContactRecord[];
+  /** The active TOTP, else the newest pending one. */
+  totp: TotpRecord | null;
+  /** By id, at most 1,000. */
+  wallets: WalletRecord[];
+  /** Oldest first. */
+  webauthn_credentials: WebAuthnCredentialRecord[];
+}
+
 export interface UserRepo {
   insert(user: UserRecord): Promise<void>;
   get(appId: string, userId: string): Promise<UserRecord | null>;
+  /**
+   * The user and its lists together, or null when the App has no such user. One round trip
+   * where the store allows: this is read on every profile request.
+   */
+  getWithMethods(appId: string, userId: string): Promise<UserWithMethods | null>;
   update(
     appId: string,
     userId: string,

@@ -1,23 +1,22 @@
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import type { Storage } from '../ports/storage.js';
 import { webauthnCredentialView } from '../webauthn/credential-view.js';
 import { type Channel, contactRepo } from './channels.js';
 import { normalizeEmail, normalizePhoneNumber } from './contact-address.js';
-import type { ContactRecord, UserRecord } from './repo.js';
+import type { ContactRecord, UserRecord, UserWithMethods } from './repo.js';
 import type { CreateUserRequest, CreateUserResponse, User } from './schema.js';
 
 export type UserService = ReturnType<typeof userService>;
 
 export function userService(k: Kernel) {
-  async function view(storage: Storage, user: UserRecord): Promise<User> {
-    const [emails, phones, totp, wallets, credentials] = await Promise.all([
-      storage.emails.listByUser(user.app_id, user.id),
-      storage.phoneNumbers.listByUser(user.app_id, user.id),
-      storage.totps.getForUser(user.app_id, user.id),
-      storage.wallets.list(user.app_id, { userId: user.id, limit: 1000 }),
-      storage.webauthn.listByUser(user.app_id, user.id),
-    ]);
+  function view({
+    user,
+    emails,
+    phone_numbers: phones,
+    totp,
+    wallets,
+    webauthn_credentials: credentials,
+  }: UserWithMethods): User {
     return {
       user_id: user.id,
       name: {
@@ -34,7 +33,7 @@ export function userService(k: Kernel) {
       })),
       webauthn_credentials: credentials.map(webauthnCredentialView),
       totps: totp ? [{ totp_id: totp.id, verified: totp.status === 'active' }] : [],
-      wallets: wallets.wallets.map((w) => ({
+      wallets: wallets.map((w) => ({
         wallet_id: w.id,
         wallet_type: w.wallet_type,
         public_address: w.public_address,
@@ -85,7 +84,9 @@ export function userService(k: Kernel) {
           }
           phone_number_id = contact.id;
         }
-        return { user_id: user.id, email_id, phone_number_id, user: await view(tx, user) };
+        const full = await tx.users.getWithMethods(appId, user.id);
+        if (!full) throw new LatchkeyError('internal_error', 'The user just created could not be read.');
+        return { user_id: user.id, email_id, phone_number_id, user: view(full) };
       });
     },
 
@@ -111,9 +112,9 @@ export function userService(k: Kernel) {
     },
 
     async get(appId: string, userId: string): Promise<User> {
-      const user = await k.storage.users.get(appId, userId);
-      if (!user) throw new LatchkeyError('user_not_found');
-      return view(k.storage, user);
+      const full = await k.storage.users.getWithMethods(appId, userId);
+      if (!full) throw new LatchkeyError('user_not_found');
+      return view(full);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { ContactsTable, LatchkeyDb } from '../database.js';
 import { toNullableSeconds, toSeconds } from './columns.js';
 
-const toRecord = (row: Selectable<ContactsTable>): ContactRecord => ({
+export const toContactRecord = (row: Selectable<ContactsTable>): ContactRecord => ({
   id: row.id,
   app_id: row.app_id,
   user_id: row.user_id,
@@ -41,7 +41,7 @@ export function kyselyContactRepo(db: LatchkeyDb, table: 'emails' | 'phone_numbe
         .where('app_id', '=', appId)
         .where('id', '=', id)
         .executeTakeFirst();
-      return row ? toRecord(row) : null;
+      return row ? toContactRecord(row) : null;
     },
 
     async findByAddress(appId, address) {
@@ -51,7 +51,7 @@ export function kyselyContactRepo(db: LatchkeyDb, table: 'emails' | 'phone_numbe
         .where('app_id', '=', appId)
         .where('address', '=', address)
         .executeTakeFirst();
-      return row ? toRecord(row) : null;
+      return row ? toContactRecord(row) : null;
     },
 
     async listByUser(appId, userId) {
@@ -63,7 +63,7 @@ export function kyselyContactRepo(db: LatchkeyDb, table: 'emails' | 'phone_numbe
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      return rows.map(toRecord);
+      return rows.map(toContactRecord);
     },
 
     async markVerified(appId, id, at) {
@@ -74,7 +74,7 @@ export function kyselyContactRepo(db: LatchkeyDb, table: 'emails' | 'phone_numbe
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirst();
-      return row ? toRecord(row) : null;
+      return row ? toContactRecord(row) : null;
     },
 
     async delete(appId, id) {
@@ -84,7 +84,7 @@ export function kyselyContactRepo(db: LatchkeyDb, table: 'emails' | 'phone_numbe
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirst();
-      return row ? toRecord(row) : null;
+      return row ? toContactRecord(row) : null;
     },
   };
 }

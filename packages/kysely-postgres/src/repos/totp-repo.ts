@@ -4,7 +4,7 @@ import type { LatchkeyDb, TotpsTable } from '../database.js';
 import { toNullableSeconds, toSeconds } from './columns.js';
 import { inTransaction, lockUser } from './in-transaction.js';
 
-const toRecord = (row: Selectable<TotpsTable>): TotpRecord => ({
+export const toTotpRecord = (row: Selectable<TotpsTable>): TotpRecord => ({
   id: row.id,
   app_id: row.app_id,
   user_id: row.user_id,
@@ -88,7 +88,7 @@ export function kyselyTotpRepo(db: LatchkeyDb): TotpRepo {
         .where('app_id', '=', appId)
         .where('id', '=', totpId)
         .executeTakeFirst();
-      return row ? toRecord(row) : null;
+      return row ? toTotpRecord(row) : null;
     },
 
     async getForUser(appId, userId) {
@@ -101,7 +101,7 @@ export function kyselyTotpRepo(db: LatchkeyDb): TotpRepo {
         .orderBy('created_at', 'desc')
         .limit(1)
         .executeTakeFirst();
-      return row ? toRecord(row) : null;
+      return row ? toTotpRecord(row) : null;
     },
 
     async activate(appId, totpId, now, step) {
@@ -130,7 +130,7 @@ export function kyselyTotpRepo(db: LatchkeyDb): TotpRepo {
           .where('expires_at', '>', now)
           .returningAll()
           .executeTakeFirst();
-        return row ? toRecord(row) : null;
+        return row ? toTotpRecord(row) : null;
       });
     },
 
@@ -165,7 +165,7 @@ export function kyselyTotpRepo(db: LatchkeyDb): TotpRepo {
         .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
         .returningAll()
         .executeTakeFirst();
-      if (row) return { granted: true, totp: toRecord(row) };
+      if (row) return { granted: true, totp: toTotpRecord(row) };
       const locked = await db
         .selectFrom('totps')
         .select('locked_until')
@@ -236,7 +236,7 @@ export function kyselyTotpRepo(db: LatchkeyDb): TotpRepo {
         .where('id', '=', totpId)
         .returningAll()
         .executeTakeFirst();
-      return row ? toRecord(row) : null;
+      return row ? toTotpRecord(row) : null;
     },
   };
 }

@@ -1,7 +1,11 @@
 import type { UserName, UserRecord, UserRepo, UserStatus } from '@latchkey/core';
-import type { Selectable, Updateable } from 'kysely';
+import { type Selectable, sql, type Updateable } from 'kysely';
 import type { LatchkeyDb, UsersTable } from '../database.js';
 import { definedOnly, fromJson, toJson, toSeconds } from './columns.js';
+import { toContactRecord } from './contact-repo.js';
+import { toTotpRecord } from './totp-repo.js';
+import { toWallet } from './wallet-repo.js';
+import { toCredential } from './webauthn-repo.js';
 
 const toRecord = (row: Selectable<UsersTable>): UserRecord => ({
   id: row.id,
@@ -28,6 +32,74 @@ export function kyselyUserRepo(db: LatchkeyDb): UserRepo {
 
   return {
     get,
+
+    // One statement: the user row with each list aggregated to JSON beside it (the lists' rows
+    // keep their column names, so each repo's own row reader converts them).
+    async getWithMethods(appId, userId) {
+      const list = (alias: string, order: string) =>
+        sql<unknown[]>`coalesce(json_agg(${sql.raw(alias)} order by ${sql.raw(order)}), '[]')`;
+      const row = await db
+        .selectFrom('users as u')
+        .selectAll('u')
+        .select((eb) => [
+          eb
+            .selectFrom('emails as e')
+            .select(list('e', 'e.created_at, e.id').as('rows'))
+            .whereRef('e.app_id', '=', 'u.app_id')
+            .whereRef('e.user_id', '=', 'u.id')
+            .as('emails'),
+          eb
+            .selectFrom('phone_numbers as p')
+            .select(list('p', 'p.created_at, p.id').as('rows'))
+            .whereRef('p.app_id', '=', 'u.app_id')
+            .whereRef('p.user_id', '=', 'u.id')
+            .as('phone_numbers'),
+          eb
+            .selectFrom('totps as t')
+            .select(sql<unknown>`row_to_json(t)`.as('row'))
+            .whereRef('t.app_id', '=', 'u.app_id')
+            .whereRef('t.user_id', '=', 'u.id')
+            .orderBy(sql`t.status = 'active'`, 'desc')
+            .orderBy('t.created_at', 'desc')
+            .limit(1)
+            .as('totp'),
+          eb
+            .selectFrom(
+              eb
+                .selectFrom('wallets as w0')
+                .selectAll('w0')
+                .whereRef('w0.app_id', '=', 'u.app_id')
+                .whereRef('w0.user_id', '=', 'u.id')
+                .orderBy('w0.id')
+                .limit(1000)
+                .as('w'),
+            )
+            .select(list('w', 'w.id').as('rows'))
+            .as('wallets'),
+          eb
+            .selectFrom('webauthn_credentials as c')
+            .select(list('c', 'c.created_at, c.id').as('rows'))
+            .whereRef('c.app_id', '=', 'u.app_id')
+            .whereRef('c.user_id', '=', 'u.id')
+            .as('webauthn_credentials'),
+        ])
+        .where('u.app_id', '=', appId)
+        .where('u.id', '=', userId)
+        .executeTakeFirst();
+      if (!row) return null;
+      const rows = <T>(value: unknown) => (fromJson(value) ?? []) as T[];
+      const totp = fromJson(row.totp);
+      return {
+        user: toRecord(row),
+        emails: rows<Parameters<typeof toContactRecord>[0]>(row.emails).map(toContactRecord),
+        phone_numbers: rows<Parameters<typeof toContactRecord>[0]>(row.phone_numbers).map(toContactRecord),
+        totp: totp ? toTotpRecord(totp as Parameters<typeof toTotpRecord>[0]) : null,
+        wallets: rows<Parameters<typeof toWallet>[0]>(row.wallets).map(toWallet),
+        webauthn_credentials: rows<Parameters<typeof toCredential>[0]>(row.webauthn_credentials).map(
+          toCredential,
+        ),
+      };
+    },
 
     async insert(user) {
       await db

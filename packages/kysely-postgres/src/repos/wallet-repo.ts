@@ -11,7 +11,7 @@ import type { Selectable } from 'kysely';
 import type { LatchkeyDb, SeedsTable, WalletsTable } from '../database.js';
 import { toSeconds } from './columns.js';
 
-const toWallet = (row: Selectable<WalletsTable>): WalletRecord => ({
+export const toWallet = (row: Selectable<WalletsTable>): WalletRecord => ({
   id: row.id,
   app_id: row.app_id,
   user_id: row.user_id,

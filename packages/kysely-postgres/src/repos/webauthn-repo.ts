@@ -11,7 +11,7 @@ import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, WebAuthnChallengesTable, WebAuthnCredentialsTable } from '../database.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
 
-const toCredential = (row: Selectable<WebAuthnCredentialsTable>): WebAuthnCredentialRecord => ({
+export const toCredential = (row: Selectable<WebAuthnCredentialsTable>): WebAuthnCredentialRecord => ({
   id: row.id,
   app_id: row.app_id,
   user_id: row.user_id,
