@@ -88,8 +88,11 @@ describe('latchkey app settings, list and rotate-secret', () => {
     const set = await runCli(['app', 'settings', 'set', '--app', app.app_id, patch], env);
     expect(set, set.stderr).toMatchObject({ code: 0 });
     expect(JSON.parse(set.stdout).redirect_urls.login).toEqual(['https://a.example/cb']);
-    // On Postgres the CLI is another process: the server sees the change once its App cache expires.
-    await expect.poll(async () => (await send('https://a.example/cb')).status, { timeout: 10_000 }).toBe(200);
+    // On Postgres the CLI is another process: the server sees the change once its App cache
+    // expires. Polled slowly, so the per-IP limit on sends is not what answers.
+    await expect
+      .poll(async () => (await send('https://a.example/cb')).status, { timeout: 12_000, interval: 1000 })
+      .toBe(200);
     expect((await send('https://b.example/cb')).body.error_type).toBe('redirect_url_not_allowed');
 
     const bad = await runCli(['app', 'settings', 'set', '--app', app.app_id, '{"sesions":{}}'], env);
