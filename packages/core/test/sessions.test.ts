@@ -67,7 +67,7 @@ describe('session rules of OTP verify', () => {
     });
   });
 
-  it('rule 2: extends the session sent (token or JWT): same id, later expiry, factor appended', async () => {
+  it('rule 2: extends the session sent (token or JWT): same id, later expiry, factor renewed', async () => {
     const { verify, reverify, clock } = await loggedIn(60);
     clock.advance(600);
     const byToken = await reverify({ session_token: verify.body.session_token, session_expires_in: 120 });
@@ -77,21 +77,33 @@ describe('session rules of OTP verify', () => {
     const now = Math.floor(clock.now() / 1000);
     expect(byToken.body.session.expires_at).toBe(now + 120 * 60);
     expect(byToken.body.session.last_active_at).toBe(now);
-    expect(byToken.body.session.factors).toHaveLength(2);
+    // The same method again: one factor, with the latest verification time.
+    expect(byToken.body.session.factors).toHaveLength(1);
+    expect(byToken.body.session.factors[0].method.last_verified_at).toBe(now);
     clock.advance(60);
     const byJwt = await reverify({ session_jwt: byToken.body.session_jwt, session_expires_in: 600 });
     expect(byJwt.body.session.id).toBe(verify.body.session.id);
-    expect(byJwt.body.session.factors).toHaveLength(3);
+    expect(byJwt.body.session.factors).toHaveLength(1);
+    expect(byJwt.body.session.factors[0].method.last_verified_at).toBe(now + 60);
     expect(byJwt.body.session.expires_at).toBe(Math.floor(clock.now() / 1000) + 600 * 60);
     expect(byJwt.body.session_token).toBeUndefined();
   });
 
-  it('rule 2: a token sent without session_expires_in adds the factor and keeps the expiry', async () => {
-    const { verify, reverify } = await loggedIn(60);
+  it('rule 2: a token sent without session_expires_in renews the factor and keeps the expiry', async () => {
+    const { verify, reverify, clock } = await loggedIn(60);
+    clock.advance(5);
     const res = await reverify({ session_token: verify.body.session_token });
     expect(res.body.session.id).toBe(verify.body.session.id);
     expect(res.body.session.expires_at).toBe(verify.body.session.expires_at);
-    expect(res.body.session.factors).toHaveLength(2);
+    expect(res.body.session.factors).toEqual([
+      {
+        ...verify.body.session.factors[0],
+        method: {
+          ...verify.body.session.factors[0].method,
+          last_verified_at: verify.body.session.started_at + 5,
+        },
+      },
+    ]);
   });
 
   it('rule 1 again: an invalid or revoked session sent with session_expires_in gets a new session', async () => {
@@ -156,16 +168,24 @@ describe('session rules of OTP verify', () => {
 describe('sessions/authenticate and revoke', () => {
   it('authenticates by token and by JWT, extends on request, and returns a fresh JWT', async () => {
     const { t, verify, clock } = await loggedIn(60);
-    clock.advance(30);
-    const byToken = await t.call(
-      'POST',
-      '/v1/auth/sessions/authenticate',
-      { session_token: verify.body.session_token },
-      t.public_token,
-    );
-    expect(byToken.status).toBe(200);
-    expect(byToken.body.user_id).toBe(verify.body.session.user_id);
-    expect(byToken.body.session.last_active_at).toBe(verify.body.session.started_at + 30);
+    const byTokenAt = async (seconds: number) => {
+      clock.advance(seconds);
+      return t.call(
+        'POST',
+        '/v1/auth/sessions/authenticate',
+        { session_token: verify.body.session_token },
+        t.public_token,
+      );
+    };
+    // Within the activity interval (60 s) and the JWT's first half-life: nothing changes.
+    const early = await byTokenAt(30);
+    expect(early.status).toBe(200);
+    expect(early.body.user_id).toBe(verify.body.session.user_id);
+    expect(early.body.session.last_active_at).toBe(verify.body.session.started_at);
+    expect(early.body.session_jwt).toBe(verify.body.session_jwt);
+    // Past both (160 s of a 300 s JWT): activity recorded, a new JWT.
+    const byToken = await byTokenAt(130);
+    expect(byToken.body.session.last_active_at).toBe(verify.body.session.started_at + 160);
     expect(byToken.body.session_jwt).not.toBe(verify.body.session_jwt);
     const byJwt = await t.call('POST', '/v1/auth/sessions/authenticate', {
       session_jwt: byToken.body.session_jwt,

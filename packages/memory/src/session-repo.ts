@@ -22,7 +22,13 @@ export function memorySessionRepo(rows: Map<string, SessionRecord>): SessionRepo
       const row = owned(appId, id);
       if (!row || row.revoked_at !== null || row.expires_at <= now) return null;
       if (change.expiresAt !== undefined) row.expires_at = Math.max(row.expires_at, change.expiresAt);
-      if (change.factor) row.factors.push(copy(change.factor));
+      if (change.factor) {
+        const { type, method } = change.factor;
+        row.factors = [
+          ...row.factors.filter((f) => f.type !== type || f.method.method_id !== method.method_id),
+          copy(change.factor),
+        ];
+      }
       row.last_active_at = now;
       row.updated_at = now;
       return copy(row);

@@ -233,6 +233,40 @@ export function authRepoCases(storage: () => Storage): void {
       );
       expect((await s.sessions.get(app.id, session.id))?.factors).toHaveLength(11);
     });
+
+    it('keeps one factor per (type, method_id): a repeat replaces it with the latest, concurrently too', async () => {
+      const { s, app, user } = await setup();
+      const session = makeSession(app.id, user.id);
+      await s.sessions.insert(session);
+      const [original] = session.factors;
+      const again = (at: number) => ({
+        ...original!,
+        method: { ...original!.method, last_verified_at: at },
+      });
+      const sms = {
+        type: 'otp',
+        delivery_channel: 'sms',
+        method: { method_id: 'phone_1', method_type: 'phone_number' },
+      };
+      await s.sessions.touch(app.id, session.id, NOW + 1, { factor: sms });
+      const replaced = await s.sessions.touch(app.id, session.id, NOW + 2, { factor: again(NOW + 2) });
+      expect(replaced?.factors).toEqual([sms, again(NOW + 2)]);
+      // Same method, another type: a different factor.
+      const magic = { ...again(NOW + 3), type: 'magic_link' };
+      expect((await s.sessions.touch(app.id, session.id, NOW + 3, { factor: magic }))?.factors).toHaveLength(
+        3,
+      );
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          s.sessions.touch(app.id, session.id, NOW + 4, { factor: again(NOW + 10 + i) }),
+        ),
+      );
+      const factors = (await s.sessions.get(app.id, session.id))?.factors ?? [];
+      expect(factors).toHaveLength(3);
+      expect(
+        factors.filter((f) => f.type === 'otp' && f.method.method_id === original!.method.method_id),
+      ).toHaveLength(1);
+    });
   });
 
   describe('signing keys', () => {

@@ -44,6 +44,11 @@ export const appSettingsSchema = z.object({
       jwt_lifetime_seconds: z.int().min(30).max(3600).default(300),
       /** Algorithm of the App's session-JWT signing key (applies to keys created after a change). */
       jwt_alg: z.enum(['ES256', 'EdDSA']).default('ES256'),
+      /**
+       * A session's `last_active_at` is written at most once per this many seconds (token checks
+       * and `sessions/authenticate`), not on every request; 0 writes it every time.
+       */
+      activity_update_seconds: z.int().min(0).max(86_400).default(60),
     })
     .prefault({}),
   otp: z

@@ -1,12 +1,6 @@
-import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  type JSONWebKeySet,
-  type JWTPayload,
-  jwtVerify,
-  SignJWT,
-} from 'jose';
+import { type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
 import { LatchkeyError } from '../errors.js';
+import { documentKeys, remoteKeys } from './key-import.js';
 import type { Factor } from './repo.js';
 import type { ActiveSigningKey } from './signing-keys.js';
 
@@ -15,6 +9,8 @@ export const DEFAULT_JWT_ISSUER = 'latchkey';
 export interface SessionClaims extends JWTPayload {
   sub: string;
   sid: string;
+  exp: number;
+  iat?: number;
   factors: Factor[];
 }
 
@@ -52,24 +48,45 @@ export interface VerifySessionJwtOptions {
 /**
  * Verifies a session JWT with the App's public keys only: no storage round trip, so a
  * revoked session's JWT stays valid until it expires (minutes). Use `sessions.authenticate`
- * where revocation must take effect at once.
+ * where revocation must take effect at once. Key sets are kept per JWKS URL and keys imported
+ * once per process, so calling this per request costs one signature check.
  */
 export async function verifySessionJwt(
   jwt: string,
   options: VerifySessionJwtOptions,
 ): Promise<SessionClaims> {
-  const keys =
-    options.jwks instanceof URL ? createRemoteJWKSet(options.jwks) : createLocalJWKSet(options.jwks);
+  const keys = options.jwks instanceof URL ? remoteKeys(options.jwks) : documentKeys(options.jwks);
+  return verifySessionClaims(jwt, keys, {
+    appId: options.appId,
+    issuer: options.issuer ?? DEFAULT_JWT_ISSUER,
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+}
+
+/**
+ * Signature, issuer, audience and expiry of a session JWT with the given keys; throws
+ * `invalid_session_jwt`. `ignoreExpiry` is for revocation only: a client holding nothing but an
+ * expired JWT must still be able to end its session.
+ */
+export async function verifySessionClaims(
+  jwt: string,
+  keys: JWTVerifyGetKey,
+  options: { appId: string; issuer: string; now?: number; ignoreExpiry?: boolean },
+): Promise<SessionClaims> {
   try {
+    const now = options.now ?? Math.floor(Date.now() / 1000);
     const { payload } = await jwtVerify(jwt, keys, {
-      issuer: options.issuer ?? DEFAULT_JWT_ISSUER,
+      issuer: options.issuer,
       audience: options.appId,
       algorithms: ['ES256', 'EdDSA'],
-      ...(options.now === undefined ? {} : { currentDate: new Date(options.now * 1000) }),
+      currentDate: new Date(now * 1000),
+      // jose takes the tolerance off `now` for `exp`: a tolerance of `now` accepts any exp > 0.
+      ...(options.ignoreExpiry ? { clockTolerance: now } : {}),
     });
     if (
       typeof payload.sub !== 'string' ||
       typeof payload.sid !== 'string' ||
+      typeof payload.exp !== 'number' ||
       !Array.isArray(payload.factors)
     ) {
       throw new Error('missing session claims');

@@ -29,7 +29,8 @@ export interface SessionRepo {
   findByTokenHash(appId: string, tokenHash: string): Promise<SessionRecord | null>;
   /**
    * Atomically, on a session that is unrevoked and unexpired at `now`: sets `expires_at` to the
-   * later of its current value and `expiresAt` (when given), appends `factor` (when given), and
+   * later of its current value and `expiresAt` (when given), appends `factor` (when given, in place
+   * of any factor of the same `type` and `method.method_id`: one per method, the latest), and
    * sets `last_active_at` and `updated_at` to `now`. Returns the updated session, or null when
    * it is missing, revoked or expired.
    */

@@ -82,3 +82,30 @@ export const jwksSchema = z
     keys: z.array(z.looseObject({ kid: z.string(), kty: z.string(), alg: z.string(), use: z.string() })),
   })
   .openapi('JWKS');
+
+export const sessionCheckInputSchema = z.strictObject({
+  app_id: z.string().min(1).max(100),
+  session_token: z.string().min(1).max(200).optional(),
+  session_jwt: z.string().min(1).max(8000).optional(),
+  /**
+   * `jwt`: the JWT's signature only, no storage (revocation lags by up to the JWT's lifetime);
+   * `token`: storage is read, so revocation takes effect at once. A session token is always
+   * checked against storage. Default: `jwt` for a JWT, `token` for a token.
+   */
+  mode: z.enum(['jwt', 'token']).optional(),
+});
+
+export type SessionCheckInput = z.input<typeof sessionCheckInputSchema>;
+export type SessionCheckMode = NonNullable<SessionCheckInput['mode']>;
+
+export const sessionCheckSchema = z.object({
+  app_id: z.string(),
+  user_id: z.string(),
+  session_id: z.string(),
+  factors: z.array(factorSchema),
+  /** Unix seconds: the session's end when storage was read, the JWT's `exp` in jwt mode. */
+  expires_at: z.int(),
+});
+
+/** Who a checked request comes from: `latchkey.sessions.check`, `req.auth` in the adapters. */
+export type SessionCheck = z.infer<typeof sessionCheckSchema>;

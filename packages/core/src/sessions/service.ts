@@ -1,11 +1,19 @@
+import { decodeProtectedHeader } from 'jose';
 import type { AppRecord } from '../apps/repo.js';
 import { newSecret } from '../crypto/ids.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { DeviceFingerprint } from '../otps/repo.js';
-import { signSessionJwt, verifySessionJwt } from './jwt.js';
+import { appVerificationKeys } from './app-keys.js';
+import { type SessionClaims, signSessionJwt, verifySessionClaims } from './jwt.js';
+import { factorsKey, jwtReuse } from './jwt-reuse.js';
 import type { Factor, SessionRecord } from './repo.js';
-import type { Session } from './schema.js';
+import {
+  type Session,
+  type SessionCheck,
+  type SessionCheckInput,
+  sessionCheckInputSchema,
+} from './schema.js';
 import type { SigningKeys } from './signing-keys.js';
 
 /** The session fields of every proof-of-identity request. */
@@ -26,18 +34,31 @@ export type SessionService = ReturnType<typeof sessionService>;
 export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: string }) {
   const hashToken = (token: string) => k.hasher.hash('session_token', token);
 
+  const verificationKeys = appVerificationKeys(
+    async (appId) => (await keys.jwks(appId, { fresh: true })).keys,
+    k.now,
+  );
+  const issuedJwts = jwtReuse();
+
   async function jwtFor(app: AppRecord, session: SessionRecord): Promise<string> {
     const key = await keys.active(app.id, app.settings.sessions.jwt_alg);
+    const factors = factorsKey(session.factors);
     const now = k.now();
-    return signSessionJwt(key, {
+    const reusable = issuedJwts.reusable(session.id, key.kid, factors, now);
+    if (reusable !== undefined) return reusable;
+    verificationKeys.remember(app.id, key.publicJwk);
+    const exp = Math.min(session.expires_at, now + app.settings.sessions.jwt_lifetime_seconds);
+    const jwt = await signSessionJwt(key, {
       appId: app.id,
       issuer: options.issuer,
       userId: session.user_id,
       sessionId: session.id,
       factors: session.factors,
       iat: now,
-      exp: Math.min(session.expires_at, now + app.settings.sessions.jwt_lifetime_seconds),
+      exp,
     });
+    issuedJwts.remember(session.id, { jwt, kid: key.kid, iat: now, exp, factors });
+    return jwt;
   }
 
   const view = (s: SessionRecord, token?: string): Session => ({
@@ -56,6 +77,9 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
     created_at: s.created_at,
   });
 
+  const isLive = (session: SessionRecord | null): session is SessionRecord =>
+    session !== null && session.revoked_at === null && session.expires_at > k.now();
+
   /** The live session a token or JWT names; null when unknown, revoked, expired or not this App's. */
   async function findLive(appId: string, fields: SessionFields): Promise<SessionRecord | null> {
     let session: SessionRecord | null = null;
@@ -65,20 +89,37 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
       const claims = await verifyJwt(appId, fields.session_jwt);
       session = await k.storage.sessions.get(appId, claims.sid);
     }
-    if (!session || session.revoked_at !== null || session.expires_at <= k.now()) return null;
-    return session;
+    return isLive(session) ? session : null;
   }
 
-  async function verifyJwt(appId: string, jwt: string) {
-    const verify = async (fresh: boolean) =>
-      verifySessionJwt(jwt, {
-        jwks: await keys.jwks(appId, { fresh }),
-        appId,
-        issuer: options.issuer,
-        now: k.now(),
+  /** With the App's keys held in memory: no storage access once they are loaded. */
+  async function verifyJwt(appId: string, jwt: string, ignoreExpiry = false): Promise<SessionClaims> {
+    const claims = await verifySessionClaims(jwt, verificationKeys.getter(appId), {
+      appId,
+      issuer: options.issuer,
+      now: k.now(),
+      ignoreExpiry,
+    });
+    if (!ignoreExpiry && typeof claims.iat === 'number') {
+      issuedJwts.remember(claims.sid, {
+        jwt,
+        kid: String(decodeProtectedHeader(jwt).kid),
+        iat: claims.iat,
+        exp: claims.exp,
+        factors: factorsKey(claims.factors),
       });
-    // A key made by another process in the last minute is not in the cached JWKS yet.
-    return verify(false).catch(() => verify(true));
+    }
+    return claims;
+  }
+
+  /**
+   * Records activity at most once per the App's `activity_update_seconds`; returns the session
+   * as it now stands, or null when it ended meanwhile.
+   */
+  async function noteActivity(app: AppRecord, session: SessionRecord): Promise<SessionRecord | null> {
+    const now = k.now();
+    if (now - session.last_active_at < app.settings.sessions.activity_update_seconds) return session;
+    return k.storage.sessions.touch(app.id, session.id, now, {});
   }
 
   const oneOf = (fields: SessionFields) => {
@@ -148,27 +189,80 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
       return { session_token: token, session_jwt: await jwtFor(app, session), session: view(session, token) };
     },
 
-    /** Checks a session token or JWT against storage (so revocation is immediate) and refreshes its JWT. */
+    /**
+     * Checks a session token or JWT against storage (so revocation is immediate) and hands back
+     * its JWT. The common case is one storage read: activity is written at most once per the
+     * App's `activity_update_seconds`, the expiry only when it moves, and the JWT is the current
+     * one while it has more than half its lifetime left.
+     */
     async authenticate(appId: string, fields: SessionFields) {
       oneOf(fields);
       const app = await k.app(appId);
-      const session = await findLive(appId, fields);
+      let session = await findLive(appId, fields);
       if (!session) throw new LatchkeyError('session_not_found');
       const now = k.now();
-      const touched = await k.storage.sessions.touch(appId, session.id, now, {
-        ...(fields.session_expires_in === undefined
-          ? {}
-          : { expiresAt: now + fields.session_expires_in * 60 }),
-      });
-      if (!touched) throw new LatchkeyError('session_not_found');
+      const expiresAt =
+        fields.session_expires_in === undefined ? undefined : now + fields.session_expires_in * 60;
+      session =
+        expiresAt !== undefined && expiresAt > session.expires_at
+          ? await k.storage.sessions.touch(appId, session.id, now, { expiresAt })
+          : await noteActivity(app, session);
+      if (!session) throw new LatchkeyError('session_not_found');
       return {
-        user_id: touched.user_id,
+        user_id: session.user_id,
         ...(fields.session_token ? { session_token: fields.session_token } : {}),
-        session_jwt: await jwtFor(app, touched),
-        session: view(touched, fields.session_token),
+        session_jwt: await jwtFor(app, session),
+        session: view(session, fields.session_token),
       };
     },
 
+    /**
+     * Who a host request comes from, in process. `mode: 'jwt'` checks the JWT's signature with
+     * the App's keys held in memory and reads no storage; `mode: 'token'` (and any session token)
+     * reads storage, so a revoked session is refused at once. Throws the documented 401s
+     * (`session_not_found`, `invalid_session_jwt`).
+     */
+    async check(input: SessionCheckInput): Promise<SessionCheck> {
+      const parsed = sessionCheckInputSchema.safeParse(input);
+      if (!parsed.success) {
+        throw new LatchkeyError('invalid_field', parsed.error.issues[0]?.message, {
+          field: String(parsed.error.issues[0]?.path.join('.') ?? ''),
+        });
+      }
+      const { app_id: appId, session_jwt: jwt, session_token: token } = parsed.data;
+      oneOf({ session_jwt: jwt, session_token: token });
+      let session: SessionRecord | null;
+      if (jwt !== undefined) {
+        const claims = await verifyJwt(appId, jwt);
+        if ((parsed.data.mode ?? 'jwt') === 'jwt') {
+          return {
+            app_id: appId,
+            user_id: claims.sub,
+            session_id: claims.sid,
+            factors: claims.factors,
+            expires_at: claims.exp,
+          };
+        }
+        session = await k.storage.sessions.get(appId, claims.sid);
+      } else {
+        session = await k.storage.sessions.findByTokenHash(appId, hashToken(token as string));
+      }
+      if (!isLive(session)) throw new LatchkeyError('session_not_found');
+      const live = await noteActivity(await k.app(appId), session);
+      if (!live) throw new LatchkeyError('session_not_found');
+      return {
+        app_id: appId,
+        user_id: live.user_id,
+        session_id: live.id,
+        factors: live.factors,
+        expires_at: live.expires_at,
+      };
+    },
+
+    /**
+     * Revokes by id, token or JWT. A JWT whose `exp` has passed still revokes its own session
+     * (its signature and App are checked as ever): a client holding only that JWT can log out.
+     */
     async revoke(appId: string, fields: SessionFields & { session_id?: string | undefined }) {
       const given = [fields.session_id, fields.session_token, fields.session_jwt].filter(
         (v) => v !== undefined,
@@ -182,12 +276,14 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
           },
         );
       }
-      const session =
-        fields.session_id !== undefined
-          ? await k.storage.sessions.get(appId, fields.session_id)
-          : await findLive(appId, fields);
-      const revoked = session ? await k.storage.sessions.revoke(appId, session.id, k.now()) : null;
+      let sessionId: string | undefined;
+      if (fields.session_id !== undefined) sessionId = fields.session_id;
+      else if (fields.session_jwt !== undefined)
+        sessionId = (await verifyJwt(appId, fields.session_jwt, true)).sid;
+      else sessionId = (await findLive(appId, fields))?.id;
+      const revoked = sessionId ? await k.storage.sessions.revoke(appId, sessionId, k.now()) : null;
       if (!revoked) throw new LatchkeyError('session_not_found');
+      issuedJwts.forget(revoked.id);
       return { message: 'Session revoked.', session_id: revoked.id, user_id: revoked.user_id };
     },
 

@@ -10,7 +10,17 @@ export interface ActiveSigningKey {
   kid: string;
   alg: SigningKeyRecord['alg'];
   privateKey: CryptoKey;
+  /** The public half as published in the JWKS. */
+  publicJwk: JWK;
 }
+
+/** A key as the App's JWKS publishes it. */
+export const publishedJwk = (key: SigningKeyRecord): JWK => ({
+  ...(key.public_jwk as JWK),
+  kid: key.id,
+  alg: key.alg,
+  use: 'sig',
+});
 
 export type SigningKeys = ReturnType<typeof signingKeys>;
 
@@ -49,7 +59,12 @@ export function signingKeys(k: Kernel, vault: KeyVault) {
     const jwk = JSON.parse(
       new TextDecoder().decode(await vault.open(record.sealed_private_key, context(record))),
     ) as JWK;
-    return { kid: record.id, alg: record.alg, privateKey: (await importJWK(jwk, record.alg)) as CryptoKey };
+    return {
+      kid: record.id,
+      alg: record.alg,
+      privateKey: (await importJWK(jwk, record.alg)) as CryptoKey,
+      publicJwk: publishedJwk(record),
+    };
   }
 
   return {
@@ -72,14 +87,7 @@ export function signingKeys(k: Kernel, vault: KeyVault) {
         entry = { keys: await k.storage.signingKeys.list(appId), until: now + CACHE_SECONDS };
         published.set(appId, entry);
       }
-      return {
-        keys: entry.keys.map((key) => ({
-          ...(key.public_jwk as JWK),
-          kid: key.id,
-          alg: key.alg,
-          use: 'sig',
-        })),
-      };
+      return { keys: entry.keys.map(publishedJwk) };
     },
 
     /** Retires the active key; the next JWT is signed by a new one, old JWTs verify until they expire. */

@@ -61,7 +61,8 @@ export function kyselySessionRepo(db: LatchkeyDb): SessionRepo {
     },
 
     async touch(appId, sessionId, now, change) {
-      // One UPDATE computed from the row it locks, so concurrent touches each append their factor.
+      // One UPDATE computed from the row it locks, so concurrent touches each add their factor. A
+      // factor replaces the one of the same (type, method_id): the JWT carrying them stays small.
       const { expiresAt, factor } = change;
       const row = await db
         .updateTable('sessions')
@@ -73,7 +74,7 @@ export function kyselySessionRepo(db: LatchkeyDb): SessionRepo {
             : {}),
           ...(factor
             ? {
-                factors: sql<string>`${sql.ref('factors')} || jsonb_build_array(cast(${toJson(factor)} as jsonb))`,
+                factors: sql<string>`coalesce((select jsonb_agg(f order by n) from jsonb_array_elements(${sql.ref('factors')}) with ordinality as e(f, n) where not (f->>'type' = ${factor.type} and f->'method'->>'method_id' = ${factor.method.method_id})), '[]'::jsonb) || jsonb_build_array(cast(${toJson(factor)} as jsonb))`,
               }
             : {}),
         })
