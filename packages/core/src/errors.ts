@@ -103,6 +103,10 @@ export const errorCatalogue = {
   recovery_code_used: { status: 401, message: 'This recovery code was already used.' },
   magic_link_expired: { status: 401, message: 'The magic link has expired; ask for a new one.' },
   magic_link_used: { status: 401, message: 'The magic link was already used; ask for a new one.' },
+  magic_link_too_many_attempts: {
+    status: 401,
+    message: 'The magic link was tried from too many other devices and no longer works; ask for a new one.',
+  },
   session_not_found: { status: 401, message: 'No live session matches this token or JWT.' },
   invalid_session_jwt: {
     status: 401,

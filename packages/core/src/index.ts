@@ -33,6 +33,12 @@ export type {
 } from './magic-links/repo.js';
 export type { MagicLinkService } from './magic-links/service.js';
 export type { LatchkeyOptions } from './options.js';
+export {
+  type DeviceMatchMode,
+  type DeviceRequirement,
+  deviceRequirement,
+  meetsDeviceRequirement,
+} from './otps/device.js';
 export type { DeviceFingerprint, OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
 export type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './otps/schema.js';
 export type { OtpService } from './otps/service.js';

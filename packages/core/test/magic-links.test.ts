@@ -255,6 +255,42 @@ describe('magic links', () => {
     });
     expect(res.status).toBe(401);
     expect(expectErrorShape(res).error_type).toBe('device_fingerprint_mismatch');
+    // The wrong device did not spend the link: its owner still signs in with it.
+    const owner = await t.call('POST', '/v1/auth/magic_links/authenticate', {
+      token,
+      device_fingerprint: { ip: '192.0.2.5' },
+    });
+    expect(owner.status).toBe(200);
+  });
+
+  it('counts wrong devices: after magic_links.max_attempts the link is dead, even for the right device', async () => {
+    const { t, latchkey, lastLink } = await setup();
+    const app = await latchkey.apps.get(t.app_id);
+    await latchkey.apps.updateSettings(t.app_id, {
+      ...app.settings,
+      magic_links: { device_fingerprint_match: 'ip', max_attempts: 3 },
+    });
+    await t.call('POST', '/v1/auth/magic_links/email/login_or_create', {
+      email: 'g@example.com',
+      device_fingerprint: { ip: '192.0.2.5' },
+    });
+    const token = tokenOf(lastLink('g@example.com').url);
+    const tries = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        t.call('POST', '/v1/auth/magic_links/authenticate', {
+          token,
+          device_fingerprint: { ip: `10.0.0.${i}` },
+        }),
+      ),
+    );
+    const types = tries.map((r) => expectErrorShape(r).error_type);
+    expect(types.filter((x) => x === 'device_fingerprint_mismatch')).toHaveLength(3);
+    expect(types.filter((x) => x === 'magic_link_too_many_attempts')).toHaveLength(3);
+    const owner = await t.call('POST', '/v1/auth/magic_links/authenticate', {
+      token,
+      device_fingerprint: { ip: '192.0.2.5' },
+    });
+    expect(expectErrorShape(owner).error_type).toBe('magic_link_too_many_attempts');
   });
 
   it('escapes values in the HTML email', async () => {

@@ -372,6 +372,25 @@ describe('OTP verify', () => {
       if (status === 401) expect(expectErrorShape(res).error_type).toBe('device_fingerprint_mismatch');
     });
 
+    it('a wrong device spends nothing: the owner verifies with the same code after', async () => {
+      const { t, method_id, code } = await sent(
+        { otp: { device_fingerprint_match: 'ip' } },
+        { device_fingerprint: fp },
+      );
+      const stranger = await t.call('POST', '/v1/auth/otps/verify', {
+        method_id,
+        otp: code,
+        device_fingerprint: { ip: '198.51.100.1' },
+      });
+      expect(expectErrorShape(stranger).error_type).toBe('device_fingerprint_mismatch');
+      const owner = await t.call('POST', '/v1/auth/otps/verify', {
+        method_id,
+        otp: code,
+        device_fingerprint: fp,
+      });
+      expect(owner.status).toBe(200);
+    });
+
     it('requires the field on both sides', () => {
       expect(fingerprintMatches('ip', null, { ip: 'x' })).toBe(false);
       expect(fingerprintMatches('ip', { ip: 'x' }, {})).toBe(false);

@@ -60,6 +60,7 @@ export interface MagicLinksTable {
   kind: string;
   expires_at: Seconds;
   used_at: NullableSeconds;
+  attempts: number;
   device_fingerprint: NullableJson;
   created_at: Seconds;
 }

@@ -56,6 +56,7 @@ const ALL = [
   '0006_webauthn',
   '0007_wallet_challenges',
   '0008_security',
+  '0008b_magic_link_attempts',
   '0010_wallet_policies',
   '0011_events_webhooks',
 ];
@@ -114,6 +115,7 @@ const COLUMNS: Record<string, string[]> = {
     'used_at bigint YES',
     'device_fingerprint jsonb YES',
     'created_at bigint NO',
+    'attempts integer NO',
   ],
   sessions: [
     'id text NO',

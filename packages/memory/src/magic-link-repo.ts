@@ -1,4 +1,4 @@
-import type { MagicLinkRecord, MagicLinkRepo } from '@latchkey/core';
+import { type MagicLinkRecord, type MagicLinkRepo, meetsDeviceRequirement } from '@latchkey/core';
 import { copy } from './state.js';
 
 export function memoryMagicLinkRepo(rows: Map<string, MagicLinkRecord>): MagicLinkRepo {
@@ -6,11 +6,16 @@ export function memoryMagicLinkRepo(rows: Map<string, MagicLinkRecord>): MagicLi
     async insert(link) {
       rows.set(link.id, copy(link));
     },
-    async consume(appId, tokenHash, now) {
+    async consume(appId, tokenHash, now, maxAttempts, device) {
       const row = [...rows.values()].find((r) => r.app_id === appId && r.token_hash === tokenHash);
       if (!row) return { ok: false, reason: 'not_found' };
       if (row.used_at !== null) return { ok: false, reason: 'used' };
+      if (row.attempts >= maxAttempts) return { ok: false, reason: 'too_many_attempts' };
       if (row.expires_at <= now) return { ok: false, reason: 'expired' };
+      if (!meetsDeviceRequirement(device, row.device_fingerprint)) {
+        row.attempts += 1;
+        return { ok: false, reason: 'device_mismatch' };
+      }
       row.used_at = now;
       return { ok: true, link: copy(row) };
     },

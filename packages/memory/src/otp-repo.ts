@@ -1,4 +1,4 @@
-import { type OtpRecord, type OtpRepo, timingSafeEqual } from '@latchkey/core';
+import { meetsDeviceRequirement, type OtpRecord, type OtpRepo, timingSafeEqual } from '@latchkey/core';
 import { copy } from './state.js';
 
 export function memoryOtpRepo(rows: Map<string, OtpRecord>): OtpRepo {
@@ -11,7 +11,7 @@ export function memoryOtpRepo(rows: Map<string, OtpRecord>): OtpRepo {
         if (row.app_id === otp.app_id && row.method_id === otp.method_id) rows.delete(id);
       rows.set(otp.id, copy(otp));
     },
-    async consume(appId, methodId, codeHash, now, maxAttempts) {
+    async consume(appId, methodId, codeHash, now, maxAttempts, device) {
       const row = forMethod(appId, methodId);
       if (!row) return { ok: false, reason: 'not_found' };
       if (row.used_at !== null) return { ok: false, reason: 'used' };
@@ -20,6 +20,10 @@ export function memoryOtpRepo(rows: Map<string, OtpRecord>): OtpRepo {
       if (!sameHash(row.code_hash, codeHash)) {
         row.attempts += 1;
         return { ok: false, reason: 'mismatch' };
+      }
+      if (!meetsDeviceRequirement(device, row.device_fingerprint)) {
+        row.attempts += 1;
+        return { ok: false, reason: 'device_mismatch' };
       }
       row.used_at = now;
       return { ok: true, otp: copy(row) };

@@ -135,6 +135,7 @@ export function makeMagicLink(
     kind: 'login',
     expires_at: NOW + 3600,
     used_at: null,
+    attempts: 0,
     device_fingerprint: null,
     created_at: NOW,
     ...over,

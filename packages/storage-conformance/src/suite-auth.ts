@@ -25,17 +25,17 @@ export function authRepoCases(storage: () => Storage): void {
       const { s, app, user, email } = await setup();
       const otp = makeOtp(app.id, user.id, email.id);
       await s.otps.replace(otp);
-      expect(await s.otps.consume(app.id, uid('m'), otp.code_hash, NOW, 5)).toEqual({
+      expect(await s.otps.consume(app.id, uid('m'), otp.code_hash, NOW, 5, [])).toEqual({
         ok: false,
         reason: 'not_found',
       });
-      expect(await s.otps.consume(app.id, email.id, 'wrong', NOW, 5)).toEqual({
+      expect(await s.otps.consume(app.id, email.id, 'wrong', NOW, 5, [])).toEqual({
         ok: false,
         reason: 'mismatch',
       });
-      const ok = await s.otps.consume(app.id, email.id, otp.code_hash, NOW + 1, 5);
+      const ok = await s.otps.consume(app.id, email.id, otp.code_hash, NOW + 1, 5, []);
       expect(ok).toEqual({ ok: true, otp: { ...otp, attempts: 1, used_at: NOW + 1 } });
-      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW + 2, 5)).toEqual({
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW + 2, 5, [])).toEqual({
         ok: false,
         reason: 'used',
       });
@@ -45,11 +45,13 @@ export function authRepoCases(storage: () => Storage): void {
       const { s, app, user, email } = await setup();
       const otp = makeOtp(app.id, user.id, email.id, { expires_at: NOW + 10 });
       await s.otps.replace(otp);
-      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW + 10, 5)).toEqual({
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW + 10, 5, [])).toEqual({
         ok: false,
         reason: 'expired',
       });
-      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW + 9, 5)).toMatchObject({ ok: true });
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW + 9, 5, [])).toMatchObject({
+        ok: true,
+      });
     });
 
     it('kills a code after the maximum of failed attempts', async () => {
@@ -57,12 +59,12 @@ export function authRepoCases(storage: () => Storage): void {
       const otp = makeOtp(app.id, user.id, email.id);
       await s.otps.replace(otp);
       for (let i = 0; i < 3; i++) {
-        expect(await s.otps.consume(app.id, email.id, 'wrong', NOW, 3)).toEqual({
+        expect(await s.otps.consume(app.id, email.id, 'wrong', NOW, 3, [])).toEqual({
           ok: false,
           reason: 'mismatch',
         });
       }
-      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW, 3)).toEqual({
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW, 3, [])).toEqual({
         ok: false,
         reason: 'too_many_attempts',
       });
@@ -74,11 +76,13 @@ export function authRepoCases(storage: () => Storage): void {
       const second = makeOtp(app.id, user.id, email.id);
       await s.otps.replace(first);
       await s.otps.replace(second);
-      expect(await s.otps.consume(app.id, email.id, first.code_hash, NOW, 5)).toEqual({
+      expect(await s.otps.consume(app.id, email.id, first.code_hash, NOW, 5, [])).toEqual({
         ok: false,
         reason: 'mismatch',
       });
-      expect(await s.otps.consume(app.id, email.id, second.code_hash, NOW, 5)).toMatchObject({ ok: true });
+      expect(await s.otps.consume(app.id, email.id, second.code_hash, NOW, 5, [])).toMatchObject({
+        ok: true,
+      });
     });
 
     it('never consumes another App’s code, and deletes a method’s codes', async () => {
@@ -86,13 +90,13 @@ export function authRepoCases(storage: () => Storage): void {
       const other = await setup();
       const otp = makeOtp(app.id, user.id, email.id);
       await s.otps.replace(otp);
-      expect(await s.otps.consume(other.app.id, email.id, otp.code_hash, NOW, 5)).toEqual({
+      expect(await s.otps.consume(other.app.id, email.id, otp.code_hash, NOW, 5, [])).toEqual({
         ok: false,
         reason: 'not_found',
       });
       await s.otps.deleteByMethod(other.app.id, email.id);
       await s.otps.deleteByMethod(app.id, email.id);
-      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW, 5)).toEqual({
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW, 5, [])).toEqual({
         ok: false,
         reason: 'not_found',
       });
@@ -103,10 +107,77 @@ export function authRepoCases(storage: () => Storage): void {
       const otp = makeOtp(app.id, user.id, email.id);
       await s.otps.replace(otp);
       const results = await Promise.all(
-        Array.from({ length: 20 }, () => s.otps.consume(app.id, email.id, otp.code_hash, NOW, 5)),
+        Array.from({ length: 20 }, () => s.otps.consume(app.id, email.id, otp.code_hash, NOW, 5, [])),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       expect(results.filter((r) => !r.ok && r.reason === 'used')).toHaveLength(19);
+    });
+  });
+
+  describe('device requirement (a wrong device spends nothing, and counts)', () => {
+    it('otps: a right code from a wrong device is counted and left unspent; the right device then uses it', async () => {
+      const { s, app, user, email } = await setup();
+      const otp = makeOtp(app.id, user.id, email.id);
+      await s.otps.replace(otp);
+      const wrongIp = [{ field: 'ip' as const, value: '198.51.100.1' }];
+      const noIp = [{ field: 'ip' as const, value: undefined }];
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW, 5, wrongIp)).toEqual({
+        ok: false,
+        reason: 'device_mismatch',
+      });
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW, 5, noIp)).toEqual({
+        ok: false,
+        reason: 'device_mismatch',
+      });
+      const both = [
+        { field: 'ip' as const, value: '203.0.113.7' },
+        { field: 'user_agent' as const, value: 'Test/1.0' },
+      ];
+      const ok = await s.otps.consume(app.id, email.id, otp.code_hash, NOW, 5, both);
+      expect(ok).toMatchObject({ ok: true, otp: { attempts: 2, used_at: NOW } });
+    });
+
+    it('otps: wrong devices use up the attempts like wrong codes', async () => {
+      const { s, app, user, email } = await setup();
+      const otp = makeOtp(app.id, user.id, email.id);
+      await s.otps.replace(otp);
+      const wrongUa = [{ field: 'user_agent' as const, value: 'Evil/1.0' }];
+      for (let i = 0; i < 3; i++)
+        expect((await s.otps.consume(app.id, email.id, otp.code_hash, NOW, 3, wrongUa)) as unknown).toEqual({
+          ok: false,
+          reason: 'device_mismatch',
+        });
+      expect(await s.otps.consume(app.id, email.id, otp.code_hash, NOW, 3, [])).toEqual({
+        ok: false,
+        reason: 'too_many_attempts',
+      });
+    });
+
+    it('magic links: a wrong device is counted and leaves the link usable, until the attempts run out', async () => {
+      const { s, app, user, email } = await setup();
+      const link = makeMagicLink(app.id, user.id, email.id, { device_fingerprint: { ip: '192.0.2.1' } });
+      await s.magicLinks.insert(link);
+      const wrong = [{ field: 'ip' as const, value: '192.0.2.99' }];
+      const right = [{ field: 'ip' as const, value: '192.0.2.1' }];
+      expect(await s.magicLinks.consume(app.id, link.token_hash, NOW, 2, wrong)).toEqual({
+        ok: false,
+        reason: 'device_mismatch',
+      });
+      expect(await s.magicLinks.consume(app.id, link.token_hash, NOW, 2, right)).toEqual({
+        ok: true,
+        link: { ...link, attempts: 1, used_at: NOW },
+      });
+      const other = makeMagicLink(app.id, user.id, email.id, { device_fingerprint: { ip: '192.0.2.1' } });
+      await s.magicLinks.insert(other);
+      const burst = await Promise.all(
+        Array.from({ length: 10 }, () => s.magicLinks.consume(app.id, other.token_hash, NOW, 2, wrong)),
+      );
+      expect(burst.filter((r) => !r.ok && r.reason === 'device_mismatch')).toHaveLength(2);
+      expect(burst.filter((r) => !r.ok && r.reason === 'too_many_attempts')).toHaveLength(8);
+      expect(await s.magicLinks.consume(app.id, other.token_hash, NOW, 2, right)).toEqual({
+        ok: false,
+        reason: 'too_many_attempts',
+      });
     });
   });
 
@@ -119,19 +190,19 @@ export function authRepoCases(storage: () => Storage): void {
         device_fingerprint: { ip: '192.0.2.1' },
       });
       await s.magicLinks.insert(link);
-      expect(await s.magicLinks.consume(other.app.id, link.token_hash, NOW)).toEqual({
+      expect(await s.magicLinks.consume(other.app.id, link.token_hash, NOW, 5, [])).toEqual({
         ok: false,
         reason: 'not_found',
       });
-      expect(await s.magicLinks.consume(app.id, uid('nope'), NOW)).toEqual({
+      expect(await s.magicLinks.consume(app.id, uid('nope'), NOW, 5, [])).toEqual({
         ok: false,
         reason: 'not_found',
       });
-      expect(await s.magicLinks.consume(app.id, link.token_hash, NOW + 1)).toEqual({
+      expect(await s.magicLinks.consume(app.id, link.token_hash, NOW + 1, 5, [])).toEqual({
         ok: true,
         link: { ...link, used_at: NOW + 1 },
       });
-      expect(await s.magicLinks.consume(app.id, link.token_hash, NOW + 2)).toEqual({
+      expect(await s.magicLinks.consume(app.id, link.token_hash, NOW + 2, 5, [])).toEqual({
         ok: false,
         reason: 'used',
       });
@@ -141,14 +212,14 @@ export function authRepoCases(storage: () => Storage): void {
       const { s, app, user, email } = await setup();
       const expired = makeMagicLink(app.id, user.id, email.id, { expires_at: NOW + 5 });
       await s.magicLinks.insert(expired);
-      expect(await s.magicLinks.consume(app.id, expired.token_hash, NOW + 5)).toEqual({
+      expect(await s.magicLinks.consume(app.id, expired.token_hash, NOW + 5, 5, [])).toEqual({
         ok: false,
         reason: 'expired',
       });
       const live = makeMagicLink(app.id, user.id, email.id);
       await s.magicLinks.insert(live);
       await s.magicLinks.deleteByEmail(app.id, email.id);
-      expect(await s.magicLinks.consume(app.id, live.token_hash, NOW)).toEqual({
+      expect(await s.magicLinks.consume(app.id, live.token_hash, NOW, 5, [])).toEqual({
         ok: false,
         reason: 'not_found',
       });
@@ -159,7 +230,7 @@ export function authRepoCases(storage: () => Storage): void {
       const link = makeMagicLink(app.id, user.id, email.id);
       await s.magicLinks.insert(link);
       const results = await Promise.all(
-        Array.from({ length: 20 }, () => s.magicLinks.consume(app.id, link.token_hash, NOW)),
+        Array.from({ length: 20 }, () => s.magicLinks.consume(app.id, link.token_hash, NOW, 5, [])),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
     });

@@ -78,6 +78,8 @@ export const appSettingsSchema = z.object({
     .object({
       /** What of the requester's device_fingerprint the authenticating device must repeat. */
       device_fingerprint_match: z.enum(['none', 'ip', 'user_agent', 'both']).default('none'),
+      /** Uses from a device that does not match a link survives; the next one kills it. */
+      max_attempts: z.int().min(1).max(20).default(5),
     })
     .prefault({}),
   wallets: z

@@ -1,3 +1,4 @@
+import type { DeviceRequirement } from '../otps/device.js';
 import type { DeviceFingerprint } from '../otps/repo.js';
 
 export type MagicLinkKind = 'login' | 'signup';
@@ -12,23 +13,35 @@ export interface MagicLinkRecord {
   kind: MagicLinkKind;
   expires_at: number;
   used_at: number | null;
+  /** Failed uses (a device that did not match) counted against this link. */
+  attempts: number;
   device_fingerprint: DeviceFingerprint | null;
   created_at: number;
 }
 
-export type MagicLinkConsumeFailure = 'not_found' | 'used' | 'expired';
+export type MagicLinkConsumeFailure =
+  | 'not_found'
+  | 'used'
+  | 'too_many_attempts'
+  | 'expired'
+  | 'device_mismatch';
 
 export interface MagicLinkRepo {
   insert(link: MagicLinkRecord): Promise<void>;
   /**
-   * Atomically: if the App has a link with `tokenHash` that is unused and unexpired at `now`,
-   * mark it used at `now` and return it; otherwise say why (`not_found`, then `used`, then
-   * `expired`). Of any number of concurrent callers, exactly one gets `ok`.
+   * Atomically: if the App has a link with `tokenHash` that is unused, has fewer than
+   * `maxAttempts` failed uses, is unexpired at `now` and its requester's device meets `device`,
+   * mark it used at `now` and return it; otherwise say why, the first that holds of:
+   * `not_found`, `used`, `too_many_attempts`, `expired`, `device_mismatch` (which counts one
+   * failed use and leaves the link unspent). Of any number of concurrent callers, exactly one
+   * gets `ok`.
    */
   consume(
     appId: string,
     tokenHash: string,
     now: number,
+    maxAttempts: number,
+    device: DeviceRequirement,
   ): Promise<{ ok: true; link: MagicLinkRecord } | { ok: false; reason: MagicLinkConsumeFailure }>;
   /** Deletes every link sent to an email (the email was removed). */
   deleteByEmail(appId: string, emailId: string): Promise<void>;

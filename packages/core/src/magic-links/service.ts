@@ -2,7 +2,7 @@ import { newSecret } from '../crypto/ids.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import { renderHtmlTemplate, renderTemplate } from '../messages/template.js';
-import { fingerprintMatches } from '../otps/service.js';
+import { deviceRequirement } from '../otps/device.js';
 import { checkSendLimits } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
 import { channels, factorMethod } from '../users/channels.js';
@@ -21,6 +21,8 @@ const failures: Record<MagicLinkConsumeFailure, ErrorType> = {
   not_found: 'magic_link_not_found',
   used: 'magic_link_used',
   expired: 'magic_link_expired',
+  too_many_attempts: 'magic_link_too_many_attempts',
+  device_mismatch: 'device_fingerprint_mismatch',
 };
 
 export type MagicLinkService = ReturnType<typeof magicLinkService>;
@@ -78,6 +80,7 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
         kind,
         expires_at: now + minutes * 60,
         used_at: null,
+        attempts: 0,
         device_fingerprint: input.device_fingerprint ?? null,
         created_at: now,
       });
@@ -104,18 +107,16 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
     ): Promise<MagicLinkAuthenticateResponse> {
       const app = await k.app(appId);
       const now = k.now();
-      const result = await k.storage.magicLinks.consume(appId, hashToken(input.token), now);
+      // The device is checked in the same atomic step: a wrong one counts, and spends nothing.
+      const result = await k.storage.magicLinks.consume(
+        appId,
+        hashToken(input.token),
+        now,
+        app.settings.magic_links.max_attempts,
+        deviceRequirement(app.settings.magic_links.device_fingerprint_match, input.device_fingerprint),
+      );
       if (!result.ok) throw new LatchkeyError(failures[result.reason]);
       const { link } = result;
-      if (
-        !fingerprintMatches(
-          app.settings.magic_links.device_fingerprint_match,
-          link.device_fingerprint,
-          input.device_fingerprint,
-        )
-      ) {
-        throw new LatchkeyError('device_fingerprint_mismatch');
-      }
       const contact = await k.storage.emails.markVerified(appId, link.email_id, now);
       if (!contact) throw new LatchkeyError('magic_link_not_found');
       const user = await k.storage.users.get(appId, link.user_id);

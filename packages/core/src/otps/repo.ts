@@ -1,3 +1,5 @@
+import type { DeviceRequirement } from './device.js';
+
 /** Who asked for a code or a session: compared at verify when the App requires it. */
 export interface DeviceFingerprint {
   ip?: string | undefined;
@@ -20,17 +22,24 @@ export interface OtpRecord {
   created_at: number;
 }
 
-export type OtpConsumeFailure = 'not_found' | 'expired' | 'used' | 'too_many_attempts' | 'mismatch';
+export type OtpConsumeFailure =
+  | 'not_found'
+  | 'expired'
+  | 'used'
+  | 'too_many_attempts'
+  | 'mismatch'
+  | 'device_mismatch';
 
 export interface OtpRepo {
   /** Stores the new code for a method and deletes every earlier one (one code per method). */
   replace(otp: OtpRecord): Promise<void>;
   /**
    * Atomically: if the code for `methodId` has `codeHash`, is unexpired at `now`, unused and has
-   * fewer than `maxAttempts` failed attempts, mark it used at `now` and return it. Otherwise say
-   * why, the first that holds of: `not_found` (no code for the method), `used`,
-   * `too_many_attempts`, `expired`, `mismatch`; a `mismatch` counts one failed attempt. Of any
-   * number of concurrent callers with the right code, exactly one gets `ok`.
+   * fewer than `maxAttempts` failed attempts, and its sender's device meets `device`, mark it
+   * used at `now` and return it. Otherwise say why, the first that holds of: `not_found` (no
+   * code for the method), `used`, `too_many_attempts`, `expired`, `mismatch`, `device_mismatch`;
+   * the last two count one failed attempt and leave the code unspent. Of any number of
+   * concurrent callers with the right code, exactly one gets `ok`.
    */
   consume(
     appId: string,
@@ -38,6 +47,7 @@ export interface OtpRepo {
     codeHash: string,
     now: number,
     maxAttempts: number,
+    device: DeviceRequirement,
   ): Promise<{ ok: true; otp: OtpRecord } | { ok: false; reason: OtpConsumeFailure }>;
   /** Deletes every code of a method (the method was removed). */
   deleteByMethod(appId: string, methodId: string): Promise<void>;

@@ -9,6 +9,7 @@ import { type Channel, channelOfMethodId, channels, contactRepo, factorMethod } 
 import { findOrCreateByContact } from '../users/find-or-create.js';
 import type { ContactRecord } from '../users/repo.js';
 import { generateOtpCode } from './code.js';
+import { deviceRequirement } from './device.js';
 import type { DeviceFingerprint, OtpConsumeFailure } from './repo.js';
 import type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './schema.js';
 
@@ -29,6 +30,7 @@ const failures: Record<OtpConsumeFailure, ErrorType> = {
   too_many_attempts: 'otp_code_too_many_attempts',
   expired: 'otp_code_expired',
   mismatch: 'otp_code_invalid',
+  device_mismatch: 'device_fingerprint_mismatch',
 };
 
 export type OtpService = ReturnType<typeof otpService>;
@@ -187,17 +189,10 @@ export function otpService(k: Kernel, sessions: SessionService) {
         hashCode(input.method_id, input.otp),
         now,
         app.settings.otp.max_attempts,
+        // Checked in the same atomic step: a wrong device counts an attempt and spends nothing.
+        deviceRequirement(app.settings.otp.device_fingerprint_match, input.device_fingerprint),
       );
       if (!result.ok) throw new LatchkeyError(failures[result.reason]);
-      if (
-        !fingerprintMatches(
-          app.settings.otp.device_fingerprint_match,
-          result.otp.device_fingerprint,
-          input.device_fingerprint,
-        )
-      ) {
-        throw new LatchkeyError('device_fingerprint_mismatch');
-      }
       const contact = await contactRepo(k.storage, channel).markVerified(appId, input.method_id, now);
       if (!contact) throw new LatchkeyError('otp_code_not_found');
       const user = await k.storage.users.get(appId, contact.user_id);
@@ -215,22 +210,4 @@ export function otpService(k: Kernel, sessions: SessionService) {
   };
 }
 
-/** Whether a verify's device matches the send's, as far as the App asks. */
-export function fingerprintMatches(
-  mode: 'none' | 'ip' | 'user_agent' | 'both',
-  sent: DeviceFingerprint | null,
-  verifying: DeviceFingerprint | undefined,
-): boolean {
-  const same = (field: 'ip' | 'user_agent') =>
-    sent?.[field] !== undefined && verifying?.[field] !== undefined && sent[field] === verifying[field];
-  switch (mode) {
-    case 'none':
-      return true;
-    case 'ip':
-      return same('ip');
-    case 'user_agent':
-      return same('user_agent');
-    case 'both':
-      return same('ip') && same('user_agent');
-  }
-}
+export { fingerprintMatches } from './device.js';

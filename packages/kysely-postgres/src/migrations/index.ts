@@ -7,6 +7,7 @@ import * as totps from './0005_totps.js';
 import * as webauthn from './0006_webauthn.js';
 import * as walletChallenges from './0007_wallet_challenges.js';
 import * as security from './0008_security.js';
+import * as magicLinkAttempts from './0008b_magic_link_attempts.js';
 import * as walletPolicies from './0010_wallet_policies.js';
 import * as eventsWebhooks from './0011_events_webhooks.js';
 
@@ -24,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   '0006_webauthn': webauthn,
   '0007_wallet_challenges': walletChallenges,
   '0008_security': security,
+  '0008b_magic_link_attempts': magicLinkAttempts,
   '0010_wallet_policies': walletPolicies,
   '0011_events_webhooks': eventsWebhooks,
 };

@@ -2,6 +2,7 @@ import type { DeviceFingerprint, OtpConsumeFailure, OtpRecord, OtpRepo } from '@
 import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, OtpsTable } from '../database.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
+import { deviceMatchSql } from './device-sql.js';
 
 const toRecord = (row: Selectable<OtpsTable>): OtpRecord => ({
   id: row.id,
@@ -40,7 +41,7 @@ export function kyselyOtpRepo(db: LatchkeyDb): OtpRepo {
         .execute();
     },
 
-    async consume(appId, methodId, codeHash, now, maxAttempts) {
+    async consume(appId, methodId, codeHash, now, maxAttempts, device) {
       // One statement: the CTE locks the method's code and judges its latest version (a
       // concurrent consume that won first makes it 'used'); the update applies the verdict.
       const verdict = sql<OtpConsumeFailure | 'ok'>`case
@@ -48,6 +49,7 @@ export function kyselyOtpRepo(db: LatchkeyDb): OtpRepo {
         when attempts >= ${maxAttempts} then 'too_many_attempts'
         when expires_at <= ${now} then 'expired'
         when code_hash <> ${codeHash} then 'mismatch'
+        when not ${deviceMatchSql(device, 'otps')} then 'device_mismatch'
         else 'ok' end`;
       const row = await db
         .with('target', (qb) =>
@@ -63,7 +65,7 @@ export function kyselyOtpRepo(db: LatchkeyDb): OtpRepo {
         .set({
           used_at: sql<number | null>`case when ${sql.ref('target.verdict')} = 'ok'
             then ${now} else ${sql.ref('otps.used_at')} end`,
-          attempts: sql<number>`case when ${sql.ref('target.verdict')} = 'mismatch'
+          attempts: sql<number>`case when ${sql.ref('target.verdict')} in ('mismatch', 'device_mismatch')
             then ${sql.ref('otps.attempts')} + 1 else ${sql.ref('otps.attempts')} end`,
         })
         .whereRef('otps.id', '=', 'target.id')
