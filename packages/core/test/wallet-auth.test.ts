@@ -159,7 +159,7 @@ describe('ethereum sign-in (EIP-4361)', () => {
     );
   });
 
-  it('refuses a signature over a tampered message, and the challenge is spent by that attempt', async () => {
+  it('refuses a signature over a tampered message, and that attempt does not spend the challenge', async () => {
     const { t } = await setup();
     const c = await challenge(t, { wallet_type: 'ethereum', public_address: alice.address });
     const tampered = c.challenge.replace('localhost wants', 'evil.example wants');
@@ -172,14 +172,55 @@ describe('ethereum sign-in (EIP-4361)', () => {
     });
     expect(bad.status).toBe(401);
     expect(errorType(bad)).toBe('invalid_signature');
-    // The nonce was consumed before the signature was checked: the right signature now comes too late.
+    // Only a valid proof spends the challenge: the owner's right signature still signs in, once.
     const good = await t.call('POST', VERIFY, {
       wallet_type: 'ethereum',
       public_address: alice.address,
       signature: await signEthereum(alice, c.challenge),
       nonce: c.nonce,
     });
-    expect(errorType(good)).toBe('wallet_challenge_used');
+    expect(good.status).toBe(200);
+    const replay = await t.call('POST', VERIFY, {
+      wallet_type: 'ethereum',
+      public_address: alice.address,
+      signature: await signEthereum(alice, c.challenge),
+      nonce: c.nonce,
+    });
+    expect(errorType(replay)).toBe('wallet_challenge_used');
+  });
+
+  it("garbage signatures without a nonce (the public token is enough) cannot void an address's latest challenge", async () => {
+    const { t } = await setup();
+    const c = await challenge(t, { wallet_type: 'ethereum', public_address: alice.address });
+    const garbage = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.call(
+          'POST',
+          VERIFY,
+          {
+            wallet_type: 'ethereum',
+            public_address: alice.address,
+            signature: Buffer.alloc(65, i + 1).toString('base64'),
+          },
+          t.public_token,
+        ),
+      ),
+    );
+    for (const res of garbage) {
+      expect(res.status).toBe(401);
+      expect(errorType(res)).toBe('invalid_signature');
+    }
+    const owner = await t.call(
+      'POST',
+      VERIFY,
+      {
+        wallet_type: 'ethereum',
+        public_address: alice.address,
+        signature: await signEthereum(alice, c.challenge),
+      },
+      t.public_token,
+    );
+    expect(owner.status, JSON.stringify(owner.body)).toBe(200);
   });
 
   it('refuses an expired challenge, from its Expiration Time on', async () => {
@@ -372,6 +413,8 @@ describe('solana sign-in', () => {
     expect(
       errorType(await verify(signSolana(d.challenge.replace('Chain ID: mainnet', 'Chain ID: devnet')))),
     ).toBe('invalid_signature');
+    // The failed attempt spent nothing: the right signature signs in, once.
+    expect((await verify(signSolana(d.challenge), d.nonce)).status).toBe(200);
     expect(errorType(await verify(signSolana(d.challenge), d.nonce))).toBe('wallet_challenge_used');
 
     const e = await challenge(t, { wallet_type: 'solana', public_address: solanaAddress });

@@ -14,6 +14,10 @@ export function memoryWalletChallengeRepo(rows: Map<string, WalletChallengeRecor
       row.used_at = now;
       return { ok: true, challenge: copy(row) };
     },
+    async get(appId, nonce) {
+      const row = [...rows.values()].find((c) => c.app_id === appId && c.nonce === nonce);
+      return row ? copy(row) : null;
+    },
     async latest(appId, walletType, address) {
       let found: WalletChallengeRecord | undefined;
       for (const c of rows.values()) {

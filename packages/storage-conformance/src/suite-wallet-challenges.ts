@@ -39,6 +39,10 @@ export function walletChallengeRepoCases(storage: () => Storage): void {
       await s.users.insert(user);
       const c = makeWalletChallenge(app.id, { user_id: user.id, message: 'Ünïcode ✓\nline two' });
       await s.walletChallenges.insert(c);
+      // Reading by nonce spends nothing, and sees only the App's own.
+      expect(await s.walletChallenges.get(app.id, c.nonce)).toEqual(c);
+      expect(await s.walletChallenges.get(other.app.id, c.nonce)).toBeNull();
+      expect(await s.walletChallenges.get(app.id, `${c.nonce}x`)).toBeNull();
       expect(await s.walletChallenges.consume(other.app.id, c.nonce, NOW)).toEqual({
         ok: false,
         reason: 'not_found',
@@ -55,6 +59,7 @@ export function walletChallengeRepoCases(storage: () => Storage): void {
         ok: false,
         reason: 'used',
       });
+      expect(await s.walletChallenges.get(app.id, c.nonce)).toEqual({ ...c, used_at: NOW + 5 });
     });
 
     it('refuses an expired challenge from its expiry second on, and says used before expired', async () => {

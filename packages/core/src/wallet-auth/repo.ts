@@ -40,6 +40,8 @@ export interface WalletChallengeRepo {
   ): Promise<
     { ok: true; challenge: WalletChallengeRecord } | { ok: false; reason: WalletChallengeConsumeFailure }
   >;
+  /** The App's challenge with this nonce, used or not, expired or not; null when none. */
+  get(appId: string, nonce: string): Promise<WalletChallengeRecord | null>;
   /**
    * The challenge issued last for this address (latest `created_at`, then greatest id), used or
    * not, expired or not; null when there is none. For verifies that do not name their nonce.

@@ -161,8 +161,10 @@ export function walletAuthService(k: Kernel, sessions: SessionService) {
 
     /**
      * Checks the wallet's signature over its challenge, then finds or creates the wallet and its
-     * user and applies the session rules. The challenge is spent before the signature is
-     * checked, so every verify that reaches it, right or wrong, uses it up.
+     * user and applies the session rules. The challenge is judged as it is stored and spent
+     * (atomically, once) only when the signature holds: a verify with a wrong signature or
+     * address leaves it to its owner. Wrong signatures are not counted against it: a signature
+     * cannot be guessed, so a count would only let anyone void someone else's challenge.
      */
     async verify(appId: string, input: VerifyWalletRequest): Promise<VerifyWalletResponse> {
       const type = input.wallet_type;
@@ -177,15 +179,22 @@ export function walletAuthService(k: Kernel, sessions: SessionService) {
           { field: 'signature' },
         );
       }
-      const nonce = input.nonce ?? (await k.storage.walletChallenges.latest(appId, type, address))?.nonce;
-      if (nonce === undefined) throw new LatchkeyError('wallet_challenge_not_found');
-      const result = await k.storage.walletChallenges.consume(appId, nonce, k.now());
+      const found =
+        input.nonce !== undefined
+          ? await k.storage.walletChallenges.get(appId, input.nonce)
+          : await k.storage.walletChallenges.latest(appId, type, address);
+      if (!found) throw new LatchkeyError('wallet_challenge_not_found');
+      // The same order of reasons as consume gives, before anything is spent.
+      if (found.used_at !== null) throw new LatchkeyError('wallet_challenge_used');
+      if (found.expires_at <= k.now()) throw new LatchkeyError('wallet_challenge_expired');
+      if (found.wallet_type !== type || !sameAddress(type, found.public_address, address))
+        throw new LatchkeyError('wallet_address_mismatch');
+      if (!verifyWalletSignature(type, found.message, signature, found.public_address))
+        throw new LatchkeyError('invalid_signature');
+      // A valid proof: spend the challenge, once, whoever else races with the same signature.
+      const result = await k.storage.walletChallenges.consume(appId, found.nonce, k.now());
       if (!result.ok) throw new LatchkeyError(failures[result.reason]);
       const challenge = result.challenge;
-      if (challenge.wallet_type !== type || !sameAddress(type, challenge.public_address, address))
-        throw new LatchkeyError('wallet_address_mismatch');
-      if (!verifyWalletSignature(type, challenge.message, signature, challenge.public_address))
-        throw new LatchkeyError('invalid_signature');
 
       const { wallet, user_created } = await walletFor(appId, challenge);
       const now = k.now();

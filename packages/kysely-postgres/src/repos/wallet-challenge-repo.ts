@@ -72,6 +72,16 @@ export function kyselyWalletChallengeRepo(db: LatchkeyDb): WalletChallengeRepo {
       return { ok: false, reason: row.verdict };
     },
 
+    async get(appId, nonce) {
+      const row = await db
+        .selectFrom('wallet_challenges')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('nonce', '=', nonce)
+        .executeTakeFirst();
+      return row ? toRecord(row) : null;
+    },
+
     async latest(appId, walletType, address) {
       const row = await db
         .selectFrom('wallet_challenges')
