@@ -13,6 +13,7 @@ import type {
   WalletChallengeRecord,
   WalletPolicyRecord,
   WalletRecord,
+  WalletSignatureRecord,
   WalletSpendRecord,
   WebAuthnChallengeRecord,
   WebAuthnCredentialRecord,
@@ -20,7 +21,9 @@ import type {
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
 } from '@latchkey/core';
-import type { StoredSignature } from './wallet-policy-repo.js';
+
+/** An audit-trail entry with its insertion order (ids made in one millisecond do not sort). */
+export type StoredSignature = WalletSignatureRecord & { seq: number };
 
 /** Everything the memory Storage holds; one Map per table, keyed by id. */
 export interface MemoryState {

@@ -6,7 +6,7 @@ import type {
   WalletSpendRecord,
   WalletSpendRepo,
 } from '@latchkey/core';
-import { copy } from './state.js';
+import { copy, type StoredSignature } from './state.js';
 
 export function memoryWalletPolicyRepo(rows: Map<string, WalletPolicyRecord>): WalletPolicyRepo {
   const ofApp = (appId: string) =>
@@ -78,8 +78,6 @@ export function memoryWalletSpendRepo(rows: Map<string, WalletSpendRecord>): Wal
     },
   };
 }
-
-export type StoredSignature = WalletSignatureRecord & { seq: number };
 
 export function memoryWalletSignatureRepo(rows: Map<string, StoredSignature>): WalletSignatureRepo {
   let seq = 0;

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { originSchema } from '../http/cors.js';
 import { smsNumberTypes } from '../messages/sms-policy.js';
 import { routeLimitSettings } from '../rate-limits/route-rules.js';
+import { originSchema } from '../shared/origin.js';
 
 function rateLimitRule(limit: number, windowSeconds: number) {
   return z

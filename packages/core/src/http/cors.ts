@@ -1,4 +1,3 @@
-import { z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppRecord } from '../apps/repo.js';
 import type { HttpEnv } from './env.js';
@@ -12,14 +11,6 @@ export interface CorsOptions {
   now: () => number;
   cacheSeconds: number;
 }
-
-/** An origin exactly as a browser sends it: scheme, host, and the port only when not the default. */
-export const originSchema = z
-  .string()
-  .max(300)
-  .refine((v) => URL.canParse(v) && new URL(v).origin === v, {
-    message: 'an origin is scheme://host[:port], without a path or trailing slash',
-  });
 
 const ALLOWED_HEADERS = 'authorization, content-type';
 const EXPOSED_HEADERS = 'retry-after, x-request-id';
