@@ -1,4 +1,8 @@
-import type { DeviceFingerprint } from './repo.js';
+/** Who asked for a code or a session: compared at verify when the App requires it. */
+export interface DeviceFingerprint {
+  ip?: string | undefined;
+  user_agent?: string | undefined;
+}
 
 export type DeviceMatchMode = 'none' | 'ip' | 'user_agent' | 'both';
 

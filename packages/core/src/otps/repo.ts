@@ -1,10 +1,6 @@
-import type { DeviceRequirement } from './device.js';
+import type { DeviceFingerprint, DeviceRequirement } from './device.js';
 
-/** Who asked for a code or a session: compared at verify when the App requires it. */
-export interface DeviceFingerprint {
-  ip?: string | undefined;
-  user_agent?: string | undefined;
-}
+export type { DeviceFingerprint } from './device.js';
 
 export interface OtpRecord {
   id: string;
