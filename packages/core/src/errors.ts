@@ -108,6 +108,10 @@ export const errorCatalogue = {
     message: 'The magic link was tried from too many other devices and no longer works; ask for a new one.',
   },
   session_not_found: { status: 401, message: 'No live session matches this token or JWT.' },
+  session_required: {
+    status: 401,
+    message: 'Send a session: `Authorization: Bearer <session JWT or token>`, or the session cookies.',
+  },
   invalid_session_jwt: {
     status: 401,
     message: 'The session JWT is malformed, expired or not signed by this App.',
@@ -174,6 +178,11 @@ export const errorCatalogue = {
     status: 403,
     message:
       'A wallet policy refused this signature; `policy_rule` names the rule (see docs/wallet-policies.md).',
+  },
+  cross_site_request: {
+    status: 403,
+    message:
+      "A request signed in by cookie that changes state must come from the host's own origin or one of the App's allowed origins.",
   },
   // 404: unknown, or another App's, resource
   route_not_found: { status: 404, message: 'No route matches this path.' },

@@ -68,7 +68,7 @@ export type {
   SigningKeyRecord,
   SigningKeyRepo,
 } from './sessions/repo.js';
-export type { Session } from './sessions/schema.js';
+export type { Session, SessionCheck, SessionCheckInput, SessionCheckMode } from './sessions/schema.js';
 export type { IssuedSession, SessionFields, SessionService } from './sessions/service.js';
 export { matchingStep, provisioningUri } from './totps/code-check.js';
 export type {

@@ -6,26 +6,74 @@ import {
   type NextFunction,
   Router,
 } from 'express';
+import {
+  clearSessionCookies,
+  type ResolvedCookieOptions,
+  resolveCookieOptions,
+  type SessionCookieOptions,
+  setSessionCookies,
+} from './cookies.js';
 import { sendResponse } from './send-response.js';
 import { webRequest } from './web-request.js';
 
 /** The part of a latchkey instance the router needs. */
 export type LatchkeyHandler = Pick<Latchkey, 'fetch'>;
 
+export interface LatchkeyRouterOptions {
+  /**
+   * Opt-in session cookies: a successful sign-in or `sessions/authenticate` answered through the
+   * router sets the session token and JWT cookies (HttpOnly, SameSite=Lax, Secure but on
+   * localhost); a successful `sessions/revoke` clears them. Pass the same value to
+   * `requireSession`, which reads them.
+   */
+  cookies?: boolean | SessionCookieOptions;
+}
+
 /**
  * An Express router serving Latchkey's `/v1` routes; mount it at any prefix
  * (`app.use('/auth', latchkeyRouter(latchkey))`). It works with or without `express.json()`
  * before it: a body the host already parsed is passed on as JSON, otherwise the raw stream is.
  */
-export function latchkeyRouter(latchkey: LatchkeyHandler): Router {
+export function latchkeyRouter(latchkey: LatchkeyHandler, options: LatchkeyRouterOptions = {}): Router {
   const router = Router();
+  const cookies = resolveCookieOptions(options.cookies);
   router.use((req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
     latchkey
       .fetch(toWebRequest(req), { clientIp: req.ip })
-      .then((response) => sendResponse(response, res))
+      .then(async (response) => {
+        if (cookies && req.method === 'POST' && response.status === 200)
+          sessionCookies(req, res, cookies, await response.clone().text());
+        return sendResponse(response, res);
+      })
       .catch(next);
   });
   return router;
+}
+
+/** Sets the session cookies from an answer that issued a session, clears them after a revoke. */
+function sessionCookies(
+  req: ExpressRequest,
+  res: ExpressResponse,
+  cookies: ResolvedCookieOptions,
+  body: string,
+) {
+  if (req.path === '/v1/auth/sessions/revoke') {
+    clearSessionCookies(req, res, cookies);
+    return;
+  }
+  if (!body.includes('"session_jwt"')) return;
+  let parsed: { session_token?: unknown; session_jwt?: unknown; session?: { expires_at?: unknown } };
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return;
+  }
+  if (typeof parsed.session_jwt !== 'string' || typeof parsed.session?.expires_at !== 'number') return;
+  setSessionCookies(req, res, cookies, {
+    session_jwt: parsed.session_jwt,
+    ...(typeof parsed.session_token === 'string' ? { session_token: parsed.session_token } : {}),
+    expiresAt: parsed.session.expires_at,
+  });
 }
 
 function toWebRequest(req: ExpressRequest): Request {
