@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { type Child, startChild } from './child.js';
+import { type ExplainedQuery, explainCaptured } from './explain.js';
 import { type Measurement, measure, type Target } from './measure.js';
-import { type SeedTarget, seedUsers } from './seed-users.js';
+import { type SeedTarget, seedUsers, settle } from './seed-users.js';
 
 /**
  * `BENCH_GROWTH=1 npm run bench`: what the same endpoints cost as the App grows. Runs them on a
@@ -16,6 +17,7 @@ import { type SeedTarget, seedUsers } from './seed-users.js';
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const databaseUrl = process.env.DATABASE_URL || undefined;
+const rounds = Number(process.env.BENCH_GROWTH_ROUNDS ?? 2);
 // A million rows on PGlite (one WASM thread inside the server) takes too long to be useful.
 const sizes = (process.env.BENCH_GROWTH_SIZES ?? (databaseUrl ? '10000,1000000' : '10000'))
   .split(',')
@@ -29,10 +31,30 @@ interface ServerInfo {
   public_token: string;
 }
 
+/** One row's rounds as one: mean rate and counts, the worse p99. */
+function meanOf(rounds: Measurement[]): Measurement {
+  const mean = (pick: (m: Measurement) => number) =>
+    Math.round(rounds.reduce((sum, m) => sum + pick(m), 0) / rounds.length);
+  return {
+    ...rounds[0]!,
+    requests_per_second: mean((m) => m.requests_per_second),
+    p50_ms: mean((m) => m.p50_ms),
+    p99_ms: Math.max(...rounds.map((m) => m.p99_ms)),
+    errors: rounds.reduce((sum, m) => sum + m.errors, 0),
+    non_2xx: rounds.reduce((sum, m) => sum + m.non_2xx, 0),
+    total: rounds.reduce((sum, m) => sum + m.total, 0),
+  };
+}
+
 const dataDir = await mkdtemp(path.join(tmpdir(), 'latchkey-growth-'));
 // On Postgres, a schema of its own: the tables hold this run's rows only, and go at the end.
 const schema = databaseUrl ? `bench_growth_${randomBytes(4).toString('hex')}` : undefined;
-const env = { LATCHKEY_DATA_DIR: dataDir, PORT: '0', ...(schema ? { LATCHKEY_DB_SCHEMA: schema } : {}) };
+const env = {
+  LATCHKEY_DATA_DIR: dataDir,
+  PORT: '0',
+  BENCH_CAPTURE_SQL: '1',
+  ...(schema ? { LATCHKEY_DB_SCHEMA: schema } : {}),
+};
 const seedTarget: SeedTarget = databaseUrl && schema ? { databaseUrl, schema } : { pgliteDir: dataDir };
 
 let server: Child<ServerInfo> = await startChild<ServerInfo>('./serve.ts', [], env);
@@ -101,28 +123,51 @@ try {
       },
     ];
   };
-  const measureAll = async (label: string) => {
+  /**
+   * Every row, `rounds` times, each round starting one row further on (so no row always runs
+   * first after a load); a row's figure is the mean of its rounds.
+   */
+  const measureAll = async (label: string, offset: number) => {
     console.log(`  ${label} …`);
-    const results: Measurement[] = [];
-    for (const target of targets()) results.push(await measure(target, { duration, connections }));
-    return results;
+    const list = targets();
+    const runsOf = list.map(() => [] as Measurement[]);
+    for (let round = 0; round < rounds; round++) {
+      for (let j = 0; j < list.length; j++) {
+        const i = (offset + round + j) % list.length;
+        runsOf[i]!.push(await measure(list[i]!, { duration, connections }));
+      }
+    }
+    return runsOf.map(meanOf);
+  };
+
+  /** VACUUM ANALYZE and a CHECKPOINT, so no autovacuum or checkpoint runs during the measurement. */
+  const settleDatabase = async () => {
+    if (!databaseUrl) await server.stop();
+    await settle(seedTarget);
+    if (!databaseUrl) await restart();
   };
 
   // The first run would otherwise also pay for a cold JIT and cold caches.
-  await measureAll('warm-up (not reported)');
+  await measureAll('warm-up (not reported)', 0);
+  await settleDatabase();
   const runs: Array<{ users: number; results: Measurement[] }> = [
-    { users: 0, results: await measureAll('empty') },
+    { users: 0, results: await measureAll('empty', 0) },
   ];
   let seeded = 0;
-  for (const size of sizes) {
+  let explained: Array<{ row: string; queries: ExplainedQuery[] }> = [];
+  for (const [index, size] of sizes.entries()) {
     const started = Date.now();
     // PGlite belongs to the server process: stop it to write, start it again after.
     if (!databaseUrl) await server.stop();
     await seedUsers(seedTarget, app.app_id, seeded, size);
     if (!databaseUrl) await restart();
     console.log(`  seeded ${size} users in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    await settleDatabase();
     seeded = size;
-    runs.push({ users: size, results: await measureAll(`${size} users`) });
+    runs.push({ users: size, results: await measureAll(`${size} users`, index + 1) });
+    if (databaseUrl && schema && index === sizes.length - 1) {
+      explained = await explainCaptured(server.process, targets(), { databaseUrl, schema });
+    }
   }
 
   const empty = runs[0]!.results;
@@ -151,8 +196,20 @@ try {
   console.table(table);
   await writeFile(
     new URL('../results/growth.json', import.meta.url),
-    `${JSON.stringify({ at: new Date().toISOString(), storage: app.storage, node: process.version, connections, duration_seconds: duration, runs }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), storage: app.storage, node: process.version, connections, duration_seconds: duration, rounds, runs, explained }, null, 2)}\n`,
   );
+  if (explained.length > 0) {
+    const text = explained
+      .map(({ row, queries }) =>
+        [
+          `### ${row}`,
+          ...queries.map((q) => `\n\`\`\`sql\n${q.sql}\n\`\`\`\n\n\`\`\`\n${q.plan}\n\`\`\``),
+        ].join('\n'),
+      )
+      .join('\n\n');
+    await writeFile(new URL('../results/growth-plans.md', import.meta.url), `${text}\n`);
+    console.log('Plans at the largest size written to bench/results/growth-plans.md');
+  }
   console.log('Written to bench/results/growth.json');
 } finally {
   await server.stop();

@@ -1,10 +1,12 @@
 import { configFromEnv } from '@latchkey/example-express-server/config';
 import { startServer } from '@latchkey/example-express-server/server';
+import { captureFile, captureSqlOnSignal } from './capture-sql.js';
 
 /**
  * The example server as `npm start` runs it, plus one App for the benchmark whose send limits
  * are out of the way (the demo App's defaults would throttle the setup, not the endpoints).
  */
+if (process.env.BENCH_CAPTURE_SQL) captureSqlOnSignal(captureFile(process.pid));
 const server = await startServer({ ...configFromEnv(), port: 0 });
 const high = { limit: 1_000_000 };
 // BENCH_APP (the keys a previous start printed) reuses that App: the growth mode restarts the
