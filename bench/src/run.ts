@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readOutbox } from '@latchkey/senders';
+import { betterAuthTargets, dropSchema } from './better-auth-targets.js';
 import { startChild } from './child.js';
 import { ed25519SignRate } from './ed25519-rate.js';
 import { type Measurement, measure, type Target } from './measure.js';
@@ -36,6 +38,12 @@ const dataDir = await mkdtemp(path.join(tmpdir(), 'latchkey-bench-'));
 const server = await startChild<ServerInfo>('./serve.ts', [], { LATCHKEY_DATA_DIR: dataDir, PORT: '0' });
 const bareExpress = await startChild<{ url: string }>('./bare-servers.ts', ['express']);
 const bareNode = await startChild<{ url: string }>('./bare-servers.ts', ['node']);
+// The peer, on the same Postgres (its own schema): only when DATABASE_URL is set.
+const databaseUrl = process.env.DATABASE_URL || undefined;
+const peerSchema = `bench_better_auth_${randomBytes(4).toString('hex')}`;
+const peer = databaseUrl
+  ? await startChild<{ url: string }>('./better-auth-server.ts', [], { BENCH_BA_SCHEMA: peerSchema })
+  : undefined;
 
 try {
   const { url, secret_key, public_token } = server.info;
@@ -97,6 +105,8 @@ try {
     Number(process.env.BENCH_WALLET_VERIFIES ?? 1000),
   );
 
+  const peerTargets = peer ? await betterAuthTargets(peer.info.url) : [];
+
   const signIns = await signInTargets(
     { url, secretKey: secret_key, publicToken: public_token, outbox, call },
     Number(process.env.BENCH_SIGN_INS ?? 500),
@@ -106,6 +116,7 @@ try {
     { name: 'bare node:http', url: `${bareNode.info.url}/bare` },
     { name: 'bare Express', url: `${bareExpress.info.url}/bare` },
     { name: 'GET /v1/health', url: `${url}/v1/health` },
+    ...peerTargets,
     { name: 'GET /v1/auth/users/{id}', url: `${url}/v1/auth/users/${user.user_id}`, headers: secret },
     {
       name: 'POST sessions/authenticate (token)',
@@ -177,6 +188,7 @@ try {
   await writeFile(new URL('../results/latest.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
   console.log('Written to bench/results/latest.json');
 } finally {
-  await Promise.all([server.stop(), bareExpress.stop(), bareNode.stop()]);
+  await Promise.all([server.stop(), bareExpress.stop(), bareNode.stop(), peer?.stop()]);
+  if (peer && databaseUrl) await dropSchema(databaseUrl, peerSchema);
   await rm(dataDir, { recursive: true, force: true });
 }

@@ -173,6 +173,10 @@ function slowUserReads(ms: number): Storage {
         await new Promise((r) => setTimeout(r, ms));
         return users.get(appId, userId);
       },
+      getWithMethods: async (appId, userId) => {
+        await new Promise((r) => setTimeout(r, ms));
+        return users.getWithMethods(appId, userId);
+      },
     },
   };
 }

@@ -1,0 +1,62 @@
+import type { AddressInfo } from 'node:net';
+import { betterAuth } from 'better-auth';
+import { getMigrations } from 'better-auth/db/migration';
+import { fromNodeHeaders, toNodeHandler } from 'better-auth/node';
+import express from 'express';
+import pg from 'pg';
+
+/**
+ * The peer row: Better Auth as a Node team would embed it, on Express and the same Postgres, in
+ * a schema of its own (BENCH_BA_SCHEMA, created here and migrated by Better Auth's own
+ * migrations). Host routes check the session on each request with `auth.api.getSession`:
+ * `/me` reads the session from the database, `/me-cached` with Better Auth's cookie cache on.
+ * Prints `{ url }` when ready, like the other bench servers.
+ */
+const databaseUrl = process.env.DATABASE_URL;
+const schema = process.env.BENCH_BA_SCHEMA;
+if (!databaseUrl || !schema) throw new Error('DATABASE_URL and BENCH_BA_SCHEMA are required');
+
+const setup = new pg.Client({ connectionString: databaseUrl });
+await setup.connect();
+await setup.query(`create schema if not exists "${schema}"`);
+await setup.end();
+
+const pool = new pg.Pool({ connectionString: databaseUrl, options: `-c search_path="${schema}"`, max: 10 });
+const base = {
+  database: pool,
+  secret: 'bench-only-secret-bench-only-secret-0123456789',
+  baseURL: 'http://127.0.0.1',
+  emailAndPassword: { enabled: true },
+  telemetry: { enabled: false },
+  rateLimit: { enabled: false },
+  advanced: { useSecureCookies: false },
+};
+const auth = betterAuth(base);
+const cached = betterAuth({ ...base, session: { cookieCache: { enabled: true, maxAge: 300 } } });
+await (await getMigrations(base)).runMigrations();
+
+const app = express();
+app.disable('x-powered-by');
+// Sign-up and sign-in through the cached instance: its answers also set the cookie cache.
+app.all('/api/auth/*splat', toNodeHandler(cached));
+for (const [path, instance] of [
+  ['/me', auth],
+  ['/me-cached', cached],
+] as const) {
+  app.get(path, async (req, res) => {
+    const session = await instance.api.getSession({ headers: fromNodeHeaders(req.headers) });
+    if (!session) {
+      res.status(401).json({ error_type: 'unauthorized' });
+      return;
+    }
+    res.json({ user_id: session.user.id });
+  });
+}
+
+const server = app.listen(0, '127.0.0.1', () => {
+  console.log(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+});
+process.on('SIGTERM', () => {
+  server.close();
+  pool.end().finally(() => process.exit(0));
+});
