@@ -163,9 +163,9 @@ describe('signSolanaTransaction', () => {
 
   it("fails loudly when the key is not the wallet's", async () => {
     const unsigned = legacyTransaction(walletKey, walletKey);
-    await expect(signSolanaTransaction(unsigned, other.secretKey.subarray(0, 32), wallet.address)).rejects.toThrow(
-      expect.objectContaining({ errorType: 'internal_error' }),
-    );
+    await expect(
+      signSolanaTransaction(unsigned, other.secretKey.subarray(0, 32), wallet.address),
+    ).rejects.toThrow(expect.objectContaining({ errorType: 'internal_error' }));
     const inconsistent = new Uint8Array([...wallet.privateKey, ...other.publicKey.toBytes()]);
     await expect(signSolanaTransaction(unsigned, inconsistent, wallet.address)).rejects.toThrow(
       expect.objectContaining({ errorType: 'internal_error' }),

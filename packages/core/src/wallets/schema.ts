@@ -170,7 +170,7 @@ export const signTransactionRequestSchema = z
         psbt: z.string().min(1).max(400_000).openapi({ description: 'A BIP-174 PSBT, base64.' }),
       })
       .optional()
-      .openapi({ description: 'For bitcoin wallets: the inputs paying the wallet\'s address are signed.' }),
+      .openapi({ description: "For bitcoin wallets: the inputs paying the wallet's address are signed." }),
     xlm_transaction: z
       .strictObject({
         transaction: z
@@ -183,7 +183,9 @@ export const signTransactionRequestSchema = z
           .min(1)
           .max(200)
           .optional()
-          .openapi({ description: "The network's passphrase; the wallet's network (public or testnet) when absent." }),
+          .openapi({
+            description: "The network's passphrase; the wallet's network (public or testnet) when absent.",
+          }),
       })
       .optional()
       .openapi({ description: 'For XLM wallets.' }),
@@ -204,7 +206,7 @@ export const signTransactionResponseSchema = z
     }),
     signed_transaction: z.string().openapi({
       description:
-        'Solana: the signed transaction, encoded like the input. Ethereum: the signed raw transaction, 0x-hex. Bitcoin: the PSBT with the wallet\'s inputs signed (not finalised), base64. XLM: the envelope with the signature added, base64 XDR.',
+        "Solana: the signed transaction, encoded like the input. Ethereum: the signed raw transaction, 0x-hex. Bitcoin: the PSBT with the wallet's inputs signed (not finalised), base64. XLM: the envelope with the signature added, base64 XDR.",
     }),
     transaction_hash: z
       .string()

@@ -1,7 +1,13 @@
 import type { ApiKeyKind } from '../apps/repo.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import { chainModules, type DerivedKey, mnemonicFromEntropy, normalizeMnemonic, wipe } from './chains/index.js';
+import {
+  chainModules,
+  type DerivedKey,
+  mnemonicFromEntropy,
+  normalizeMnemonic,
+  wipe,
+} from './chains/index.js';
 import { encryptForRecipient } from './export/index.js';
 import type { SeedRecord, WalletRecord, WalletType } from './repo.js';
 import type {

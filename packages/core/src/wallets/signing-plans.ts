@@ -92,9 +92,13 @@ export function planMessage(
 ): SigningPlan<{ signature: string; encoding: 'hex' | 'base58' | 'base64' }> {
   const bytes = decodeMessage(input.message, input.encoding);
   if (wallet.wallet_type === 'solana' && parseSolanaMessage(bytes)) {
-    throw new LatchkeyError('invalid_field', 'This message is a Solana transaction; sign it as a transaction.', {
-      field: 'message',
-    });
+    throw new LatchkeyError(
+      'invalid_field',
+      'This message is a Solana transaction; sign it as a transaction.',
+      {
+        field: 'message',
+      },
+    );
   }
   const encoding = SIGNATURE_ENCODING[wallet.wallet_type];
   const signers: Record<WalletType, (secret: Uint8Array) => Promise<string>> = {
@@ -149,7 +153,9 @@ export function planTransaction(
   wallet: WalletRecord,
   input: SignTransactionRequest,
 ): SigningPlan<SignedTransactionParts> {
-  const given = (Object.keys(input) as (keyof SignTransactionRequest)[]).filter((k) => input[k] !== undefined);
+  const given = (Object.keys(input) as (keyof SignTransactionRequest)[]).filter(
+    (k) => input[k] !== undefined,
+  );
   if (given.length !== 1) {
     throw new LatchkeyError(
       'missing_field',
@@ -204,9 +210,13 @@ export function planTransaction(
   if (input.btc_psbt) {
     const parsed = parsePsbt(input.btc_psbt.psbt, wallet.public_address, wallet.network);
     if (parsed.ownInputs.length === 0) {
-      throw new LatchkeyError('wallet_not_a_signer', "No input of this PSBT spends from the wallet's address.", {
-        field: 'btc_psbt.psbt',
-      });
+      throw new LatchkeyError(
+        'wallet_not_a_signer',
+        "No input of this PSBT spends from the wallet's address.",
+        {
+          field: 'btc_psbt.psbt',
+        },
+      );
     }
     return {
       method: 'sign_transaction',

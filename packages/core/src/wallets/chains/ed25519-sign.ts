@@ -24,7 +24,10 @@ async function nativeKey(seed: Uint8Array): Promise<Ed25519SigningKey> {
     if (!x) throw new Error('No public key in the JWK.');
     return {
       publicKey: base64urlnopad.decode(x),
-      sign: async (message) => new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, key, message as Uint8Array<ArrayBuffer>)),
+      sign: async (message) =>
+        new Uint8Array(
+          await crypto.subtle.sign({ name: 'Ed25519' }, key, message as Uint8Array<ArrayBuffer>),
+        ),
     };
   } finally {
     wipe(pkcs8);

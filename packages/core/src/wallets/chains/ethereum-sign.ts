@@ -32,7 +32,8 @@ const invalidTypedData = (message: string, cause?: unknown) =>
 /** A decimal or `0x`-hex integer as JSON carries it (number or string); undefined when it is not one. */
 function integerOf(value: unknown): bigint | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-  if (typeof value === 'string' && /^(0|[1-9][0-9]{0,77}|0x[0-9a-fA-F]{1,64})$/.test(value)) return BigInt(value);
+  if (typeof value === 'string' && /^(0|[1-9][0-9]{0,77}|0x[0-9a-fA-F]{1,64})$/.test(value))
+    return BigInt(value);
   return undefined;
 }
 
@@ -100,7 +101,9 @@ export type EthTransactionFields = {
   type?: 'legacy' | 'eip1559' | undefined;
 };
 
-export type EthTransactionInput = EthTransactionFields | { serialized: string; chain_id?: string | undefined };
+export type EthTransactionInput =
+  | EthTransactionFields
+  | { serialized: string; chain_id?: string | undefined };
 
 type SignableTx = ReturnType<typeof Transaction.fromBytes>;
 
@@ -121,13 +124,22 @@ export function parseEthTransaction(input: EthTransactionInput): SignableTx {
       if (input.gas_price === undefined)
         throw invalidTransaction('A legacy transaction needs gas_price.', `${TX_FIELD}.gas_price`);
       if (input.max_fee_per_gas !== undefined || input.max_priority_fee_per_gas !== undefined)
-        throw invalidTransaction('A legacy transaction has gas_price, not EIP-1559 fees.', `${TX_FIELD}.type`);
+        throw invalidTransaction(
+          'A legacy transaction has gas_price, not EIP-1559 fees.',
+          `${TX_FIELD}.type`,
+        );
       return new Transaction('legacy', { ...common, gasPrice: BigInt(input.gas_price) }, { strict: false });
     }
     if (input.gas_price !== undefined)
-      throw invalidTransaction('An EIP-1559 transaction has max fees, not gas_price.', `${TX_FIELD}.gas_price`);
+      throw invalidTransaction(
+        'An EIP-1559 transaction has max fees, not gas_price.',
+        `${TX_FIELD}.gas_price`,
+      );
     if (input.max_fee_per_gas === undefined)
-      throw invalidTransaction('An EIP-1559 transaction needs max_fee_per_gas.', `${TX_FIELD}.max_fee_per_gas`);
+      throw invalidTransaction(
+        'An EIP-1559 transaction needs max_fee_per_gas.',
+        `${TX_FIELD}.max_fee_per_gas`,
+      );
     const maxFeePerGas = BigInt(input.max_fee_per_gas);
     const maxPriorityFeePerGas = BigInt(input.max_priority_fee_per_gas ?? '0');
     if (maxPriorityFeePerGas > maxFeePerGas)
@@ -154,7 +166,11 @@ function parseSerialized(serialized: string, chainId: string | undefined): Signa
   try {
     tx = Transaction.fromBytes(hex.decode(serialized.slice(2).toLowerCase()), false);
   } catch (cause) {
-    throw invalidTransaction(`This is not a serialized ethereum transaction: ${messageOf(cause)}`, field, cause);
+    throw invalidTransaction(
+      `This is not a serialized ethereum transaction: ${messageOf(cause)}`,
+      field,
+      cause,
+    );
   }
   if (tx.isSigned) throw invalidTransaction('The transaction is already signed; send it unsigned.', field);
   if (tx.type !== 'legacy' && tx.type !== 'eip1559')
@@ -164,7 +180,10 @@ function parseSerialized(serialized: string, chainId: string | undefined): Signa
   if (txChain === undefined || txChain === 0n)
     throw invalidTransaction('The transaction has no chain id (EIP-155 is required).', field);
   if (chainId !== undefined && BigInt(chainId) !== txChain)
-    throw invalidTransaction(`chain_id ${chainId} differs from the transaction's ${txChain}.`, `${TX_FIELD}.chain_id`);
+    throw invalidTransaction(
+      `chain_id ${chainId} differs from the transaction's ${txChain}.`,
+      `${TX_FIELD}.chain_id`,
+    );
   return tx;
 }
 

@@ -97,9 +97,13 @@ export async function signSolanaMessage(
 ): Promise<{ signature: string }> {
   const key = await walletSigningKey(secretKey, expectedSigner);
   if (parseSolanaMessage(message)) {
-    throw new LatchkeyError('invalid_field', 'This message is a Solana transaction; sign it as a transaction.', {
-      field: 'message',
-    });
+    throw new LatchkeyError(
+      'invalid_field',
+      'This message is a Solana transaction; sign it as a transaction.',
+      {
+        field: 'message',
+      },
+    );
   }
   return { signature: base58.encode(await key.sign(message)) };
 }

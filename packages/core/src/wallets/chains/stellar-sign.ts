@@ -79,7 +79,12 @@ export function parseStellarEnvelope(text: string): StellarEnvelope {
   }
   if (splits.length !== 1) throw invalidEnvelope('This is not a Stellar transaction envelope.');
   const signatureCount = splits[0]!;
-  return { bytes, type, signaturesAt: bytes.length - 4 - signatureCount * DECORATED_SIGNATURE, signatureCount };
+  return {
+    bytes,
+    type,
+    signaturesAt: bytes.length - 4 - signatureCount * DECORATED_SIGNATURE,
+    signatureCount,
+  };
 }
 
 /** SHA-256(network id ‖ tagged transaction): what every signer of the envelope signs. */
