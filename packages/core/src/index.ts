@@ -22,6 +22,29 @@ export type { EventHandler } from './events/hooks.js';
 export type { EventListQuery, EventRecord, EventRepo } from './events/repo.js';
 export type { EventService } from './events/service.js';
 export type { ErrorBody } from './http/error-body.js';
+export type { ResolvedCookieOptions, SessionCookieOptions } from './host-sessions/cookies.js';
+export {
+  clearedSessionCookies,
+  cookiesForApiAnswer,
+  resolveCookieOptions,
+  sessionCookies,
+} from './host-sessions/cookies.js';
+export type { SessionCredential } from './host-sessions/credentials.js';
+export {
+  bearerCredential,
+  looksLikeJwt,
+  parseCookies,
+  SESSION_COOKIE_NAMES,
+} from './host-sessions/credentials.js';
+export { crossSiteRefused } from './host-sessions/csrf.js';
+export type {
+  HostRequest,
+  HostSession,
+  HostSessionOptions,
+  HostSessionResult,
+  LatchkeySessions,
+} from './host-sessions/resolver.js';
+export { hostSessionResolver } from './host-sessions/resolver.js';
 export type { Latchkey } from './latchkey.js';
 export { createLatchkey } from './latchkey.js';
 export { isAllowedRedirect } from './magic-links/redirect-url.js';

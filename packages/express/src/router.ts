@@ -1,19 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import type { Latchkey } from '@latchkey/core';
+import {
+  cookiesForApiAnswer,
+  type Latchkey,
+  resolveCookieOptions,
+  type SessionCookieOptions,
+} from '@latchkey/core';
 import {
   type Request as ExpressRequest,
   type Response as ExpressResponse,
   type NextFunction,
   Router,
 } from 'express';
-import {
-  clearSessionCookies,
-  type ResolvedCookieOptions,
-  resolveCookieOptions,
-  type SessionCookieOptions,
-  setSessionCookies,
-} from './cookies.js';
 import { sendResponse } from './send-response.js';
+import { appendCookies } from './session.js';
 import { webRequest } from './web-request.js';
 
 /** The part of a latchkey instance the router needs. */
@@ -42,38 +41,15 @@ export function latchkeyRouter(latchkey: LatchkeyHandler, options: LatchkeyRoute
       .fetch(toWebRequest(req), { clientIp: req.ip })
       .then(async (response) => {
         if (cookies && req.method === 'POST' && response.status === 200)
-          sessionCookies(req, res, cookies, await response.clone().text());
+          appendCookies(
+            res,
+            cookiesForApiAnswer(cookies, req.hostname ?? '', req.path, await response.clone().text()),
+          );
         return sendResponse(response, res);
       })
       .catch(next);
   });
   return router;
-}
-
-/** Sets the session cookies from an answer that issued a session, clears them after a revoke. */
-function sessionCookies(
-  req: ExpressRequest,
-  res: ExpressResponse,
-  cookies: ResolvedCookieOptions,
-  body: string,
-) {
-  if (req.path === '/v1/auth/sessions/revoke') {
-    clearSessionCookies(req, res, cookies);
-    return;
-  }
-  if (!body.includes('"session_jwt"')) return;
-  let parsed: { session_token?: unknown; session_jwt?: unknown; session?: { expires_at?: unknown } };
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return;
-  }
-  if (typeof parsed.session_jwt !== 'string' || typeof parsed.session?.expires_at !== 'number') return;
-  setSessionCookies(req, res, cookies, {
-    session_jwt: parsed.session_jwt,
-    ...(typeof parsed.session_token === 'string' ? { session_token: parsed.session_token } : {}),
-    expiresAt: parsed.session.expires_at,
-  });
 }
 
 function toWebRequest(req: ExpressRequest): Request {
