@@ -37,6 +37,7 @@ export {
   SESSION_COOKIE_NAMES,
 } from './host-sessions/credentials.js';
 export { crossSiteRefused } from './host-sessions/csrf.js';
+export { hostErrorBody } from './host-sessions/error.js';
 export type {
   HostRequest,
   HostSession,

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import {
   clearedSessionCookies,
   type HostRequest,
   type HostSessionOptions,
+  hostErrorBody,
   hostSessionResolver,
   isLatchkeyError,
   LatchkeyError,
@@ -104,11 +104,6 @@ export function appendCookies(res: ExpressResponse, setCookies: readonly string[
 
 /** The documented error body. */
 export function sendError(res: ExpressResponse, error: LatchkeyError): void {
-  const request_id = `req_${randomBytes(12).toString('base64url')}`;
-  res.status(error.status).set('x-request-id', request_id).json({
-    status_code: error.status,
-    request_id,
-    error_type: error.errorType,
-    error_message: error.message,
-  });
+  const body = hostErrorBody(error);
+  res.status(error.status).set('x-request-id', body.request_id).json(body);
 }
