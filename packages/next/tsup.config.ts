@@ -7,6 +7,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  // The edge entry carries the import-free credential parsing in itself: its only import is jose.
+  // The edge entry carries the import-free credential parsing in itself: it imports jose alone.
   noExternal: ['@latchkey/core/credentials'],
 });

@@ -1,5 +1,8 @@
 import { bearerCredential, parseCookies, SESSION_COOKIE_NAMES } from '@latchkey/core/credentials';
-import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
+// jose's subpaths, not its index: the index also brings JWE, whose deflate the edge runtime lacks.
+import { JOSEError, JWKSTimeout, JWTExpired } from 'jose/errors';
+import { createRemoteJWKSet } from 'jose/jwks/remote';
+import { jwtVerify } from 'jose/jwt/verify';
 
 /**
  * `@latchkey/next/edge`: the session check for `middleware.ts` on the edge runtime. It verifies
@@ -79,8 +82,8 @@ export async function verifyEdgeSession(
       return { session: null, refreshable: false };
     return { session: { app_id: options.appId, user_id: sub, session_id: sid, factors, expires_at: exp } };
   } catch (err) {
-    if (err instanceof errors.JOSEError && !(err instanceof errors.JWKSTimeout)) {
-      return { session: null, refreshable: !bearer && hasToken && err instanceof errors.JWTExpired };
+    if (err instanceof JOSEError && !(err instanceof JWKSTimeout)) {
+      return { session: null, refreshable: !bearer && hasToken && err instanceof JWTExpired };
     }
     throw err; // the JWKS could not be fetched: a fault of the server, not of the client
   }

@@ -29,11 +29,11 @@ export interface SessionRequest {
 const resolvers = new WeakMap<LatchkeySessions, Map<string, ReturnType<typeof hostSessionResolver>>>();
 
 function resolverFor(latchkey: LatchkeySessions, options: GetSessionOptions) {
-  let byOptions = resolvers.get(latchkey);
-  if (!byOptions) resolvers.set(latchkey, (byOptions = new Map()));
+  const byOptions = resolvers.get(latchkey) ?? new Map();
+  resolvers.set(latchkey, byOptions);
   const key = JSON.stringify([options.app_id, options.mode, options.cookies]);
-  let resolver = byOptions.get(key);
-  if (!resolver) byOptions.set(key, (resolver = hostSessionResolver(latchkey, options)));
+  const resolver = byOptions.get(key) ?? hostSessionResolver(latchkey, options);
+  byOptions.set(key, resolver);
   return resolver;
 }
 

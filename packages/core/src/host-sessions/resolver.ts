@@ -194,8 +194,8 @@ const APP_CACHE_MS = 5000;
 const originCaches = new WeakMap<LatchkeySessions, Map<string, { origins: string[]; until: number }>>();
 
 async function allowedOrigins(latchkey: LatchkeySessions, appId: string): Promise<string[]> {
-  let cache = originCaches.get(latchkey);
-  if (!cache) originCaches.set(latchkey, (cache = new Map()));
+  const cache = originCaches.get(latchkey) ?? new Map();
+  originCaches.set(latchkey, cache);
   const cached = cache.get(appId);
   if (cached && cached.until > Date.now()) return cached.origins;
   const app = await latchkey.apps.get(appId);
