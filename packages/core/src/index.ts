@@ -21,7 +21,6 @@ export { EVENT_TYPES } from './events/catalogue.js';
 export type { EventHandler } from './events/hooks.js';
 export type { EventListQuery, EventRecord, EventRepo } from './events/repo.js';
 export type { EventService } from './events/service.js';
-export type { ErrorBody } from './http/error-body.js';
 export type { ResolvedCookieOptions, SessionCookieOptions } from './host-sessions/cookies.js';
 export {
   clearedSessionCookies,
@@ -46,6 +45,7 @@ export type {
   LatchkeySessions,
 } from './host-sessions/resolver.js';
 export { hostSessionResolver } from './host-sessions/resolver.js';
+export type { ErrorBody } from './http/error-body.js';
 export type { Latchkey } from './latchkey.js';
 export { createLatchkey } from './latchkey.js';
 export { isAllowedRedirect } from './magic-links/redirect-url.js';
