@@ -21,6 +21,30 @@ export { EVENT_TYPES } from './events/catalogue.js';
 export type { EventHandler } from './events/hooks.js';
 export type { EventListQuery, EventRecord, EventRepo } from './events/repo.js';
 export type { EventService } from './events/service.js';
+export type { ResolvedCookieOptions, SessionCookieOptions } from './host-sessions/cookies.js';
+export {
+  clearedSessionCookies,
+  cookiesForApiAnswer,
+  resolveCookieOptions,
+  sessionCookies,
+} from './host-sessions/cookies.js';
+export type { SessionCredential } from './host-sessions/credentials.js';
+export {
+  bearerCredential,
+  looksLikeJwt,
+  parseCookies,
+  SESSION_COOKIE_NAMES,
+} from './host-sessions/credentials.js';
+export { crossSiteRefused } from './host-sessions/csrf.js';
+export { hostErrorBody } from './host-sessions/error.js';
+export type {
+  HostRequest,
+  HostSession,
+  HostSessionOptions,
+  HostSessionResult,
+  LatchkeySessions,
+} from './host-sessions/resolver.js';
+export { hostSessionResolver } from './host-sessions/resolver.js';
 export type { ErrorBody } from './http/error-body.js';
 export type { Latchkey } from './latchkey.js';
 export { createLatchkey } from './latchkey.js';
