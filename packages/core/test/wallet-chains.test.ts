@@ -12,6 +12,7 @@ import { decodeBase58, encodeBase58, HDNodeWallet, Wallet } from 'ethers';
 import nacl from 'tweetnacl';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  bip39SeedAsync,
   bitcoin,
   chainModules,
   entropyFromMnemonic,
@@ -22,6 +23,8 @@ import {
   newMnemonic,
   normalizeMnemonic,
   polkadot,
+  polkadotMiniSecret,
+  polkadotMiniSecretAsync,
   slip10Ed25519,
   solana,
   stellar,
@@ -122,6 +125,27 @@ describe('mnemonics', () => {
     const messy = `  ${ABANDON.toUpperCase().replaceAll(' ', ' \n\t ')} `;
     expect(normalizeMnemonic(messy)).toBe(ABANDON);
     expect(ethereum.deriveFromMnemonic(messy).address).toBe(ethereum.deriveFromMnemonic(ABANDON).address);
+  });
+
+  it('stretches the seed on Web Crypto PBKDF2 to the same bytes: BIP39 vectors and every chain', async () => {
+    // The BIP39 reference vector (TREZOR passphrase aside: Latchkey uses none), and the ethers oracle.
+    const reference =
+      '5eb00bbddcf069084889a8ab9155568165f5c453ccb85e70811aaed6f6da5fc19a5ac40b389cd370d086206dec8aa6c43daea6690f20ad3d8d48b2d2ce9e38e4';
+    expect(hex(await bip39SeedAsync(ABANDON))).toBe(reference);
+    for (const m of [ABANDON, ILLNESS, ...randomMnemonics]) {
+      expect(hex(await bip39SeedAsync(m))).toBe(hex(bip39SeedOracle(m)));
+      expect(hex(await polkadotMiniSecretAsync(m))).toBe(hex(polkadotMiniSecret(m)));
+      for (const module of Object.values(chainModules)) {
+        for (const network of ['mainnet', 'testnet'] as const) {
+          const [sync, native] = [
+            module.deriveFromMnemonic(m, { network }),
+            await module.deriveFromMnemonicAsync(m, { network }),
+          ];
+          expect(native.address).toBe(sync.address);
+          expect(hex(native.privateKey)).toBe(hex(sync.privateKey));
+        }
+      }
+    }
   });
 
   it('makes 12 and 24 words from the random source, and entropy round-trips', () => {

@@ -42,12 +42,13 @@ export { wipe } from './bytes.js';
 export { ethereum, ethereumAddressesEqual, isValidEthereumAddress, toChecksumAddress } from './ethereum.js';
 export {
   bip39Seed,
+  bip39SeedAsync,
   entropyFromMnemonic,
   mnemonicFromEntropy,
   newMnemonic,
   normalizeMnemonic,
 } from './mnemonic.js';
-export { polkadot, polkadotMiniSecret, ss58Decode, ss58Encode } from './polkadot.js';
+export { polkadot, polkadotMiniSecret, polkadotMiniSecretAsync, ss58Decode, ss58Encode } from './polkadot.js';
 export { slip10Ed25519 } from './slip10.js';
 export { solana } from './solana.js';
 export { type SolanaTransactionFacts, solanaTransactionFacts } from './solana-facts.js';
