@@ -3,6 +3,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { base64, hex } from '@scure/base';
 import { utf8 } from '../crypto/encoding.js';
 import { LatchkeyError } from '../errors.js';
+import { bytesEqual } from './chains/bytes.js';
 import {
   ed25519SigningKey,
   ethTransactionFacts,
@@ -26,7 +27,6 @@ import {
   strKeyVersion,
   typedDataFacts,
 } from './chains/index.js';
-import { bytesEqual } from './chains/bytes.js';
 import type { WalletRecord, WalletType } from './repo.js';
 import type { SignMessageRequest, SignTransactionRequest, SignTypedDataRequest } from './schema.js';
 import type { SigningRequest } from './signing-request.js';
