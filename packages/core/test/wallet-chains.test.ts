@@ -7,6 +7,7 @@ import {
   mnemonicToMiniSecret,
   sr25519PairFromSeed,
 } from '@polkadot/util-crypto';
+import { HDKey } from '@scure/bip32';
 import { Keypair } from '@solana/web3.js';
 import { decodeBase58, encodeBase58, HDNodeWallet, Wallet } from 'ethers';
 import nacl from 'tweetnacl';
@@ -34,6 +35,7 @@ import {
   toChecksumAddress,
   wipe,
 } from '../src/wallets/chains/index.js';
+import { secp256k1FromSeed } from '../src/wallets/chains/secp256k1-hd.js';
 
 const ABANDON =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -154,6 +156,27 @@ describe('mnemonics', () => {
     expect(newMnemonic(counterRandom(1))).toBe(randomMnemonics[0]);
     for (const m of randomMnemonics) expect(mnemonicFromEntropy(entropyFromMnemonic(m))).toBe(m);
     expect(hex(entropyFromMnemonic(ABANDON))).toBe('00000000000000000000000000000000');
+  });
+});
+
+describe('BIP32', () => {
+  it('derives what @scure/bip32 derives, hardened and normal steps alike', () => {
+    const paths = [
+      "m/44'/60'/0'/0/0",
+      "m/84'/0'/0'/0/0",
+      "m/84'/1'/0'/0/7",
+      'm/0/1/2',
+      "m/2147483647'/1",
+      'm',
+    ];
+    for (const m of [ABANDON, ILLNESS, ...randomMnemonics]) {
+      for (const path of paths) {
+        const oracle = HDKey.fromMasterSeed(bip39SeedOracle(m)).derive(path).privateKey!;
+        expect(hex(secp256k1FromSeed(bip39SeedOracle(m), path)), `${path}`).toBe(hex(oracle));
+      }
+    }
+    expect(() => secp256k1FromSeed(bip39SeedOracle(ABANDON), "m/44'/x")).toThrow();
+    expect(() => secp256k1FromSeed(bip39SeedOracle(ABANDON), "44'/0")).toThrow();
   });
 });
 
