@@ -5,7 +5,7 @@ import path from 'node:path';
 import { readOutbox } from '@latchkey/senders';
 import { betterAuthTargets, dropSchema } from './better-auth-targets.js';
 import { startChild } from './child.js';
-import { ed25519SignRate } from './ed25519-rate.js';
+import { signingPrimitiveRates } from './ed25519-rate.js';
 import { type Measurement, measure, type Target } from './measure.js';
 import { sessionCheckRates } from './session-check-rate.js';
 import { signInTargets } from './sign-in-targets.js';
@@ -170,7 +170,7 @@ try {
     results.push(await measure(target, { duration, connections }));
   }
   if (!only || only.test('sessions.check')) results.push(...(await sessionCheckRates(duration, connections)));
-  results.push(ed25519SignRate(Math.min(duration, 3)));
+  results.push(...(await signingPrimitiveRates(Math.min(duration, 3))));
   const ceiling = results.find((r) => r.name === 'bare Express')!.requests_per_second;
   const rows = results.map((r) => ({
     ...r,

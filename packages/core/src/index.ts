@@ -175,7 +175,12 @@ export type {
   WalletType,
 } from './wallets/repo.js';
 export { WALLET_TYPES } from './wallets/repo.js';
-export type { Wallet } from './wallets/schema.js';
+export type {
+  SignMessageRequest,
+  SignTransactionRequest,
+  SignTypedDataRequest,
+  Wallet,
+} from './wallets/schema.js';
 export type { WalletService } from './wallets/service.js';
 export type { SigningRequest, SignUnder } from './wallets/signing-request.js';
 export type { WebAuthnCredentialView } from './webauthn/credential-view.js';
