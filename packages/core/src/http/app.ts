@@ -16,7 +16,7 @@ import type { OtpService } from '../otps/service.js';
 import { registerPasswordRoutes } from '../passwords/routes.js';
 import type { PasswordService } from '../passwords/service.js';
 import { routeLimitMiddleware } from '../rate-limits/route-limits.js';
-import { PUBLIC_JWKS_PATH, registerSessionRoutes } from '../sessions/routes.js';
+import { registerSessionRoutes } from '../sessions/routes.js';
 import type { SessionService } from '../sessions/service.js';
 import { registerTotpRoutes } from '../totps/routes.js';
 import type { TotpService } from '../totps/service.js';
@@ -43,7 +43,7 @@ import {
 } from './middleware.js';
 import { routeTable } from './route-table.js';
 import { securityHeadersMiddleware } from './security-headers.js';
-import { OPENAPI_PATH, registerSystemRoutes } from './system-routes.js';
+import { OPENAPI_ROUTE, registerSystemRoutes } from './system-routes.js';
 import { useTextResponses } from './text-response.js';
 import { timeoutMiddleware } from './timeout.js';
 import { validationError } from './validation-hook.js';
@@ -73,10 +73,6 @@ export interface HttpOptions {
   onInternalError: (err: unknown, requestId: string) => void;
 }
 
-/** Paths served without an API key. */
-const isOpenPath = (path: string) =>
-  path === '/v1/health' || path === OPENAPI_PATH || path.startsWith(PUBLIC_JWKS_PATH);
-
 export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOptions): HttpApp {
   const app: HttpApp = new OpenAPIHono<HttpEnv>({
     defaultHook: async (result, c) => {
@@ -85,7 +81,7 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
     },
   });
 
-  const route = routeTable(app);
+  const route = routeTable(app, [OPENAPI_ROUTE]);
   app.use('*', async (c, next) => {
     useTextResponses(c);
     return next();
@@ -98,7 +94,7 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   );
   app.use('/v1/*', timeoutMiddleware(options.requestTimeoutMs));
   app.use('/v1/*', urlTextMiddleware);
-  app.use('/v1/*', apiKeyMiddleware(services.apps, isOpenPath));
+  app.use('/v1/*', apiKeyMiddleware(services.apps, route.isOpen));
   app.use('/v1/*', jsonBodyMiddleware(options.maxBodyBytes));
   app.use('/v1/*', routeLimitMiddleware(k.rateLimiter, route));
 

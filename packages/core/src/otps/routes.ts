@@ -1,9 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { LatchkeyError } from '../errors.js';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
-import { anyKeySecurity } from '../http/security.js';
+import { policy } from '../http/route-policy.js';
 import {
   loginOrCreateEmailRequestSchema,
   loginOrCreateSmsRequestSchema,
@@ -22,7 +21,7 @@ const sendSms = createRoute({
   path: '/v1/auth/otps/sms/send',
   tags: ['otps'],
   summary: 'Send a passcode by SMS to a phone number of an existing user (user_id needs the secret key)',
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'send', namedUser: ['user_id'] }),
   request: jsonBody(sendSmsOtpRequestSchema),
   responses: { 200: jsonResponse('The method the code went to', sendOtpResponseSchema), ...sendErrors },
 });
@@ -32,7 +31,7 @@ const sendEmail = createRoute({
   path: '/v1/auth/otps/email/send',
   tags: ['otps'],
   summary: 'Send a passcode by email to an address of an existing user (user_id needs the secret key)',
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'send', namedUser: ['user_id'] }),
   request: jsonBody(sendEmailOtpRequestSchema),
   responses: { 200: jsonResponse('The method the code went to', sendOtpResponseSchema), ...sendErrors },
 });
@@ -42,7 +41,7 @@ const loginOrCreateSms = createRoute({
   path: '/v1/auth/otps/sms/login_or_create',
   tags: ['otps'],
   summary: 'Send a passcode by SMS, creating the user when the number is new',
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'send' }),
   request: jsonBody(loginOrCreateSmsRequestSchema),
   responses: { 200: jsonResponse('The method the code went to', sendOtpResponseSchema), ...sendErrors },
 });
@@ -52,7 +51,7 @@ const loginOrCreateEmail = createRoute({
   path: '/v1/auth/otps/email/login_or_create',
   tags: ['otps'],
   summary: 'Send a passcode by email, creating the user when the address is new',
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'send' }),
   request: jsonBody(loginOrCreateEmailRequestSchema),
   responses: { 200: jsonResponse('The method the code went to', sendOtpResponseSchema), ...sendErrors },
 });
@@ -62,7 +61,7 @@ const verify = createRoute({
   path: '/v1/auth/otps/verify',
   tags: ['otps'],
   summary: 'Verify a passcode; optionally create or extend a session',
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'verify' }),
   request: jsonBody(verifyOtpRequestSchema),
   responses: {
     200: jsonResponse('The verified method and the session', verifyOtpResponseSchema),
@@ -70,20 +69,13 @@ const verify = createRoute({
   },
 });
 
-/** A user_id in the request means acting on a named user: the secret key's privilege. */
-const secretForUserId = (kind: string, userId: string | undefined) => {
-  if (userId !== undefined && kind !== 'secret') throw new LatchkeyError('secret_key_required');
-};
-
 export function registerOtpRoutes(app: HttpApp, otps: OtpService) {
   app.openapi(sendSms, async (c) => {
     const { phone_number, ...rest } = c.req.valid('json');
-    secretForUserId(c.get('keyKind'), rest.user_id);
     return c.json(await otps.send(c.get('app').id, 'sms', { address: phone_number, ...rest }), 200);
   });
   app.openapi(sendEmail, async (c) => {
     const { email, ...rest } = c.req.valid('json');
-    secretForUserId(c.get('keyKind'), rest.user_id);
     return c.json(await otps.send(c.get('app').id, 'email', { address: email, ...rest }), 200);
   });
   app.openapi(loginOrCreateSms, async (c) => {
