@@ -1,6 +1,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import { timeout } from 'hono/timeout';
 import { registerAppRoutes } from '../apps/routes.js';
 import type { AppService } from '../apps/service.js';
 import { registerBalanceRoutes } from '../balances/routes.js';
@@ -45,7 +47,6 @@ import { routeTable } from './route-table.js';
 import { securityHeadersMiddleware } from './security-headers.js';
 import { OPENAPI_ROUTE, registerSystemRoutes } from './system-routes.js';
 import { useTextResponses } from './text-response.js';
-import { timeoutMiddleware } from './timeout.js';
 import { validationError } from './validation-hook.js';
 
 export interface HttpServices {
@@ -88,11 +89,25 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   });
   app.use('*', requestIdMiddleware(k.random));
   app.use('*', securityHeadersMiddleware);
+  // Inside the request id and headers, so its answer carries both: turns the not-found answer for a known path into a 405.
+  app.use(
+    '*',
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) => {
+        const res = errorResponse(c, new LatchkeyError('method_not_allowed'));
+        res.headers.set('allow', methods.join(', '));
+        return res;
+      },
+    }),
+  );
   app.use(
     '/v1/*',
     corsMiddleware({ route, listApps: services.apps.list, now: k.now, cacheSeconds: APP_CACHE_SECONDS }),
   );
-  app.use('/v1/*', timeoutMiddleware(options.requestTimeoutMs));
+  // Hono's timeout rejects with an HTTPException; onError answers with the Latchkey error inside.
+  // The work under way is not cancelled, so the request may still take effect: the error says so.
+  app.use('/v1/*', timeout(options.requestTimeoutMs, timedOut));
   app.use('/v1/*', urlTextMiddleware);
   app.use('/v1/*', apiKeyMiddleware(services.apps, route.isOpen));
   app.use('/v1/*', jsonBodyMiddleware(options.maxBodyBytes));
@@ -114,15 +129,10 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   registerEventRoutes(app, services.events);
   registerWebhookRoutes(app, services.webhooks);
 
-  const allowedMethods = methodTable(app);
-  app.notFound((c) => {
-    const methods = allowedMethods(c.req.path);
-    if (methods.length === 0) return errorResponse(c, new LatchkeyError('route_not_found'));
-    const res = errorResponse(c, new LatchkeyError('method_not_allowed'));
-    res.headers.set('allow', methods.join(', '));
-    return res;
-  });
-  app.onError((err, c) => {
+  app.notFound((c) => errorResponse(c, new LatchkeyError('route_not_found')));
+  app.onError((thrown, c) => {
+    const err =
+      thrown instanceof HTTPException && thrown.cause instanceof LatchkeyError ? thrown.cause : thrown;
     if (err instanceof HTTPException && err.status === 400) {
       return errorResponse(c, new LatchkeyError('invalid_json', undefined, { cause: err }));
     }
@@ -140,16 +150,4 @@ async function validatedInput(c: Context<HttpEnv>, target: string): Promise<unkn
   return undefined;
 }
 
-/** For a path no route took: the methods that some route does serve it with (for 405). */
-function methodTable(app: HttpApp): (path: string) => string[] {
-  let table: Array<{ pattern: RegExp; method: string }> | undefined;
-  return (path) => {
-    table ??= app.routes
-      .filter((r) => r.method !== 'ALL')
-      .map((r) => ({
-        method: r.method,
-        pattern: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}$`),
-      }));
-    return [...new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method))];
-  };
-}
+const timedOut = () => new HTTPException(503, { cause: new LatchkeyError('request_timeout') });
