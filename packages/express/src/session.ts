@@ -1,5 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { isLatchkeyError, type Latchkey, LatchkeyError, type SessionCheck } from '@latchkey/core';
+import {
+  errorBody,
+  isLatchkeyError,
+  type Latchkey,
+  LatchkeyError,
+  newRequestId,
+  type SessionCheck,
+  systemRandom,
+} from '@latchkey/core';
 import type {
   Request as ExpressRequest,
   Response as ExpressResponse,
@@ -253,11 +260,6 @@ function allowedOrigins(latchkey: LatchkeySessions) {
 
 /** The documented error body. */
 export function sendError(res: ExpressResponse, error: LatchkeyError): void {
-  const request_id = `req_${randomBytes(12).toString('base64url')}`;
-  res.status(error.status).set('x-request-id', request_id).json({
-    status_code: error.status,
-    request_id,
-    error_type: error.errorType,
-    error_message: error.message,
-  });
+  const requestId = newRequestId(systemRandom);
+  res.status(error.status).set('x-request-id', requestId).json(errorBody(error, requestId));
 }

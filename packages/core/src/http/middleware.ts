@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppService } from '../apps/service.js';
-import { newSecret } from '../crypto/ids.js';
+import { newRequestId } from '../crypto/ids.js';
 import { readTextCapped } from '../crypto/read-capped.js';
 import { LatchkeyError } from '../errors.js';
 import type { RandomSource } from '../ports/random.js';
@@ -12,7 +12,7 @@ type Middleware = MiddlewareHandler<HttpEnv>;
 export function requestIdMiddleware(random: RandomSource): Middleware {
   const pooled = pooledRandom(random, 12 * 256);
   return async (c, next) => {
-    const id = newSecret('req_', pooled, 12);
+    const id = newRequestId(pooled);
     c.set('requestId', id);
     await next();
     c.res.headers.set('x-request-id', id);
