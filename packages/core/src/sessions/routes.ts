@@ -46,8 +46,6 @@ const jwks = createRoute({
   responses: { 200: jsonResponse('JWKS', jwksSchema), ...errorResponses() },
 });
 
-export const PUBLIC_JWKS_PATH = '/v1/auth/sessions/jwks/';
-
 const publicJwks = createRoute({
   method: 'get',
   path: '/v1/auth/sessions/jwks/{app_id}',
