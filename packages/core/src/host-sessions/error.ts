@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { newRequestId } from '../crypto/ids.js';
 import type { LatchkeyError } from '../errors.js';
-import type { ErrorBody } from '../http/error-body.js';
+import { type ErrorBody, errorBody } from '../http/error-body.js';
+import { systemRandom } from '../ports/random.js';
 
 /** The documented error body for a host route's refusal, with a fresh request id. */
 export function hostErrorBody(error: LatchkeyError): ErrorBody {
-  return {
-    status_code: error.status,
-    request_id: `req_${randomBytes(12).toString('base64url')}`,
-    error_type: error.errorType,
-    error_message: error.message,
-  };
+  return errorBody(error, newRequestId(systemRandom));
 }
