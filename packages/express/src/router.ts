@@ -1,4 +1,4 @@
-import type { Latchkey } from '@latchkey/core';
+import { errorCatalogue, isLatchkeyError, type Latchkey } from '@latchkey/core';
 import {
   type Request as ExpressRequest,
   type Response as ExpressResponse,
@@ -174,19 +174,60 @@ const BODY_PARSER_ERRORS: Record<string, { status: number; error_type: string; e
   },
 };
 
+/** What an http-errors style 4xx (express.static, a router) is called in Latchkey's catalogue. */
+const STATUS_ERRORS: Record<number, string> = {
+  404: 'route_not_found',
+  405: 'method_not_allowed',
+  413: 'request_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
+export interface LatchkeyErrorHandlerOptions {
+  /**
+   * Answer every error in the documented shape, not only a body parser's: a LatchkeyError with
+   * its own type, another 4xx (express.static's 404, …) by its status, anything else as 500
+   * `internal_error` with no detail (the error goes to `report`, by default console.error). For
+   * the last handler of an app whose every answer should be JSON, never an HTML stack.
+   */
+  all?: boolean;
+  report?: (err: unknown) => void;
+}
+
 /**
  * For hosts that parse bodies before Latchkey (`app.use(express.json())`): the parser's own
  * errors happen before the router runs, so mount this after it to answer them in Latchkey's
  * documented error shape: `app.use('/auth', latchkeyRouter(latchkey), latchkeyErrorHandler())`.
- * Other errors pass on to the host's handlers.
+ * Other errors pass on to the host's handlers, unless `all` is set.
  */
-export function latchkeyErrorHandler() {
+export function latchkeyErrorHandler(options: LatchkeyErrorHandlerOptions = {}) {
+  const report = options.report ?? ((err: unknown) => console.error(err));
   return (err: unknown, _req: ExpressRequest, res: ExpressResponse, next: NextFunction): void => {
-    const known = BODY_PARSER_ERRORS[(err as BodyParserError | null)?.type ?? ''];
-    if (!known || res.headersSent) {
+    if (res.headersSent) {
       next(err);
       return;
     }
-    answerError(res, known.status, known.error_type, known.error_message);
+    const known = BODY_PARSER_ERRORS[(err as BodyParserError | null)?.type ?? ''];
+    if (known) {
+      answerError(res, known.status, known.error_type, known.error_message);
+      return;
+    }
+    if (!options.all) {
+      next(err);
+      return;
+    }
+    if (isLatchkeyError(err)) {
+      if (err.retryAfter !== undefined) res.setHeader('retry-after', String(err.retryAfter));
+      answerError(res, err.status, err.errorType, err.message, err.field ? { error_field: err.field } : {});
+      return;
+    }
+    const status = Number((err as { status?: unknown } | null)?.status);
+    if (Number.isInteger(status) && status >= 400 && status < 500) {
+      const type = STATUS_ERRORS[status] ?? 'invalid_field';
+      answerError(res, status, type, errorCatalogue[type as keyof typeof errorCatalogue].message);
+      return;
+    }
+    report(err);
+    answerError(res, 500, 'internal_error', errorCatalogue.internal_error.message);
   };
 }
