@@ -13,8 +13,8 @@ import {
   setSessionCookies,
 } from './cookies.js';
 import { answerError } from './error-answer.js';
-import { settleUnreadBody } from './unread-body.js';
 import { sendResponse } from './send-response.js';
+import { settleUnreadBody } from './unread-body.js';
 import { webRequest } from './web-request.js';
 
 /** The part of a latchkey instance the router needs. */
