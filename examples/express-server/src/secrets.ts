@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface LocalSecrets {
@@ -25,6 +25,12 @@ export async function loadOrCreateSecrets(
   };
   // Secrets, keys and the outbox live here: the owner's alone.
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // mkdir leaves an existing folder's mode alone: a folder made earlier with a looser one
+  // (or by hand) is narrowed here, with the database folder inside it.
+  await chmod(dataDir, 0o700);
+  await chmod(path.join(dataDir, 'pglite'), 0o700).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+  });
   try {
     await writeFile(file, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   } catch (err) {

@@ -2,8 +2,15 @@ import { lookup } from 'node:dns/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type AppKeys, createLatchkey, type Latchkey, localKeyVault } from '@latchkey/core';
-import { latchkeyRouter } from '@latchkey/express';
+import {
+  type AppKeys,
+  createLatchkey,
+  type Latchkey,
+  localKeyVault,
+  storageRateLimiter,
+  systemClock,
+} from '@latchkey/core';
+import { latchkeyErrorHandler, latchkeyRouter } from '@latchkey/express';
 import { redisRateLimiter } from '@latchkey/redis';
 import { outboxSender } from '@latchkey/senders';
 import express from 'express';
@@ -11,6 +18,7 @@ import { Redis } from 'ioredis';
 import { serveAdminSocket } from './admin-socket.js';
 import type { ServerConfig } from './config.js';
 import { configureDemoApp, loadOrCreateDemoApp } from './demo-app.js';
+import { demoRateLimit } from './demo-rate-limit.js';
 import { demoPages } from './pages.js';
 import { passkeysPage } from './passkeys-page.js';
 import { loadOrCreateSecrets } from './secrets.js';
@@ -33,8 +41,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const { secret, vault_key } = await loadOrCreateSecrets(config.dataDir);
   const { storage, description } = await openStorage(config);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  // One limiter for Latchkey's routes and the demo's own.
+  const rateLimiter = redis ? redisRateLimiter(redis) : storageRateLimiter(storage.rateLimits, systemClock);
   const latchkey = createLatchkey({
-    ...(redis ? { rateLimiter: redisRateLimiter(redis) } : {}),
+    rateLimiter,
     storage,
     secret,
     keyVault: localKeyVault({ keys: { 1: vault_key }, current: 1 }),
@@ -48,12 +58,16 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   const app = express();
   app.disable('x-powered-by');
+  app.use(demoRateLimit(rateLimiter));
   app.get('/', (_req, res) => {
     res.type('text/plain').send('Latchkey example server. API under /v1; see /v1/openapi.json.\n');
   });
   app.use(demoPages(demo.keys));
-  app.use(passkeysPage(latchkey, demo.keys));
+  app.use(passkeysPage());
   app.use(latchkeyRouter(latchkey));
+  // Last: whatever went wrong on the way (a rate limit, a missing file, a bug) is answered in
+  // the documented JSON error shape, never Express's HTML page with a stack trace.
+  app.use(latchkeyErrorHandler({ all: true }));
 
   const server = await listen(app, config);
   let closing: Promise<void> | undefined;

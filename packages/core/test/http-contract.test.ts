@@ -370,3 +370,31 @@ describe('API keys', () => {
     expect(dump).not.toContain(app.secret_key.slice(3, 20));
   });
 });
+
+/** Routes whose public-token form takes another body than the secret-key example above. */
+const PUBLIC_TOKEN_BODIES: Record<string, unknown> = {
+  'POST /v1/auth/webauthn/registrations/begin': { domain: 'example.com', session_token: 'lks_x' },
+  'POST /v1/auth/webauthn/registrations/create': {
+    session_jwt: 'eyJ.x.y',
+    public_key_credential: (
+      VALID_BODIES['POST /v1/auth/webauthn/registrations/create'] as Record<string, unknown>
+    ).public_key_credential,
+  },
+};
+
+describe('public-token bodies', () => {
+  it("are in the document, and answer the session's 401 rather than a 400 for their shape", async () => {
+    for (const [id, body] of Object.entries(PUBLIC_TOKEN_BODIES)) {
+      const [method, path] = id.split(' ') as [string, string];
+      const op = doc.paths[path]?.[method.toLowerCase()];
+      expect(op?.security, id).toContainEqual({ publicToken: [] });
+      const schema = resolve(op!.requestBody!.content['application/json']!.schema);
+      expect(Object.keys(schema.properties ?? {}), id).toEqual(
+        expect.arrayContaining(['session_token', 'session_jwt', 'user_id']),
+      );
+      const res = await t.call(method, path, body, t.public_token);
+      expect(res.status, `${id} ${JSON.stringify(res.body)}`).toBe(401);
+      expect(expectErrorShape(res).error_type).toMatch(/^(session_not_found|invalid_session_jwt)$/);
+    }
+  });
+});

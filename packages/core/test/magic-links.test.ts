@@ -323,4 +323,29 @@ describe('isAllowedRedirect', () => {
     expect(isAllowedRedirect('http://localhost:3000/magic', ['http://localhost:3000/magic'])).toBe(true);
     expect(isAllowedRedirect('http://localhost:3001/magic', ['http://localhost:3000/magic'])).toBe(false);
   });
+
+  it('refuses encoded slashes, backslashes and dot-segments below a wildcard path (issue 14 point 9)', () => {
+    const allowed = ['https://c.example/cb/*'];
+    for (const path of [
+      '/cb/..%2fadmin',
+      '/cb/..%2Fadmin',
+      '/cb/%2e%2e%2fadmin',
+      '/cb/%2E%2E%2Fadmin',
+      '/cb/x%2F..%2F..%2Fadmin',
+      '/cb/..%5cadmin',
+      '/cb/%5C%5Cevil.example',
+      '/cb/%252e%252e%252fadmin',
+      '/cb/..%252fadmin',
+      '/cb/%25252e%25252e%25252fadmin',
+      '/cb/%2e%2e%5cadmin',
+      '/cb/%2e%2e',
+      '/cb/%252e%252e/admin',
+      '/cb/%E0%A4%A',
+    ]) {
+      expect(isAllowedRedirect(`https://c.example${path}`, allowed), path).toBe(false);
+    }
+    for (const path of ['/cb/', '/cb/done', '/cb/a/b', '/cb/caf%C3%A9', '/cb/a%20b', '/cb/v1.2/x']) {
+      expect(isAllowedRedirect(`https://c.example${path}?next=%2Fhome`, allowed), path).toBe(true);
+    }
+  });
 });

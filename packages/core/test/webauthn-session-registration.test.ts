@@ -188,3 +188,20 @@ describe.each(storageBackends())('passkey registration with the public token on 
     expect([withSession.status, expectErrorShape(withSession).error_type]).toEqual([400, 'invalid_field']);
   });
 });
+
+describe('@simplewebauthn/server loading', () => {
+  it('is imported for its values only by webauthn/library.ts, on first use (types elsewhere)', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const src = new URL('../src/', import.meta.url);
+    const files = (await readdir(src, { recursive: true })).filter((f) => f.endsWith('.ts'));
+    const valueImports: string[] = [];
+    for (const file of files) {
+      const text = await readFile(new URL(file, src), 'utf8');
+      for (const m of text.matchAll(/^import\s+(?!type\b)[^;]*from\s+'@simplewebauthn\/server[^']*'/gm))
+        valueImports.push(`${file}: ${m[0]}`);
+      if (/\bimport\(\s*'@simplewebauthn\/server/.test(text) && !file.endsWith('library.ts'))
+        valueImports.push(`${file}: dynamic import`);
+    }
+    expect(valueImports).toEqual([]);
+  });
+});

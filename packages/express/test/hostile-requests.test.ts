@@ -28,7 +28,7 @@ afterAll(async () => {
 /** Sends bytes as they are on a fresh connection and reads the whole answer (the server closes). */
 function rawExchange(text: string): Promise<{ status: number; headers: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.end(text));
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
     let data = '';
     socket.setEncoding('latin1');
     socket.on('data', (chunk) => {

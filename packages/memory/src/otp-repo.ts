@@ -28,6 +28,10 @@ export function memoryOtpRepo(rows: Map<string, OtpRecord>): OtpRepo {
       row.used_at = now;
       return { ok: true, otp: copy(row) };
     },
+    async get(appId, methodId) {
+      const row = forMethod(appId, methodId);
+      return row ? copy(row) : null;
+    },
     async deleteByMethod(appId, methodId) {
       for (const [id, row] of rows) if (row.app_id === appId && row.method_id === methodId) rows.delete(id);
     },

@@ -13,7 +13,14 @@ export interface KeyedHasher {
   hash(purpose: HashPurpose, value: string): string;
 }
 
-export type HashPurpose = 'api_key' | 'session_token' | 'otp' | 'magic_link' | 'recovery_code' | 'nonce';
+export type HashPurpose =
+  | 'api_key'
+  | 'session_token'
+  | 'otp'
+  | 'otp_code'
+  | 'magic_link'
+  | 'recovery_code'
+  | 'nonce';
 
 export function keyedHasher(secret: string): KeyedHasher {
   const master = utf8(secret);

@@ -13,8 +13,37 @@ export function isAllowedRedirect(candidate: string, allowed: readonly string[])
     const prefix = entry.endsWith('/*');
     const rule = parse(prefix ? entry.slice(0, -1) : entry);
     if (!rule || rule.protocol !== url.protocol || rule.host !== url.host) return false;
-    return prefix ? url.pathname.startsWith(rule.pathname) : url.pathname === rule.pathname;
+    if (!prefix) return url.pathname === rule.pathname;
+    return url.pathname.startsWith(rule.pathname) && !hidesPathParts(url.pathname);
   });
+}
+
+/** How many rounds of percent-decoding a path below a wildcard is looked through. */
+const DECODE_ROUNDS = 4;
+
+/**
+ * True when a path, decoded as a server or a framework behind the page may decode it (once or
+ * several times), holds a slash, backslash or dot-segment the URL parser did not see:
+ * `/cb/..%2fadmin`, `/cb/%2e%2e%2fadmin`, `%5C`, `%252f`. Below a wildcard these would lead out
+ * of the allowed folder after the redirect; a real callback path needs none of them.
+ */
+function hidesPathParts(pathname: string): boolean {
+  let path = pathname;
+  for (let round = 0; round < DECODE_ROUNDS; round++) {
+    if (/%2f|%5c/i.test(path)) return true;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      return true;
+    }
+    if (decoded.split('/').some((segment) => segment === '.' || segment === '..') || decoded.includes('\\'))
+      return true;
+    if (decoded === path) return false;
+    path = decoded;
+  }
+  // Still changing after this many rounds: nothing a real callback path does.
+  return true;
 }
 
 function parse(raw: string): URL | undefined {

@@ -29,6 +29,8 @@ export type OtpConsumeFailure =
 export interface OtpRepo {
   /** Stores the new code for a method and deletes every earlier one (one code per method). */
   replace(otp: OtpRecord): Promise<void>;
+  /** The method's current code, used or not; null when it has none. */
+  get(appId: string, methodId: string): Promise<OtpRecord | null>;
   /**
    * Atomically: if the code for `methodId` has `codeHash`, is unexpired at `now`, unused and has
    * fewer than `maxAttempts` failed attempts, and its sender's device meets `device`, mark it

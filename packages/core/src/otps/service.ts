@@ -1,3 +1,4 @@
+import { timingSafeEqual, utf8 } from '../crypto/encoding.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import { checkSmsDestination } from '../messages/sms-policy.js';
@@ -8,7 +9,7 @@ import type { SessionService } from '../sessions/service.js';
 import { type Channel, channelOfMethodId, channels, contactRepo, factorMethod } from '../users/channels.js';
 import { findOrCreateByContact } from '../users/find-or-create.js';
 import type { ContactRecord } from '../users/repo.js';
-import { generateOtpCode } from './code.js';
+import { otpCodeFor } from './code.js';
 import { deviceRequirement } from './device.js';
 import type { DeviceFingerprint, OtpConsumeFailure } from './repo.js';
 import type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './schema.js';
@@ -49,24 +50,46 @@ export function otpService(k: Kernel, sessions: SessionService) {
     await checkSendLimits(k, app, address, channel.name);
   }
 
-  /** Stores a new code for the contact and sends it; `checkAllowed` has passed. */
+  /**
+   * The code the owner already holds, when it is still usable: a resend sends it again rather
+   * than voiding it, so whoever asks for codes to someone else's address cannot take away the
+   * one they are typing (docs/otp-and-sessions.md).
+   */
+  async function liveCode(appId: string, methodId: string, maxAttempts: number, now: number) {
+    const live = await k.storage.otps.get(appId, methodId);
+    if (!live || live.used_at !== null || live.expires_at <= now || live.attempts >= maxAttempts) return null;
+    const code = otpCodeFor(k.hasher, live.id);
+    // A code stored before codes were derived cannot be sent again: a fresh one replaces it.
+    return timingSafeEqual(utf8(hashCode(methodId, code)), utf8(live.code_hash))
+      ? { code, minutes: Math.ceil((live.expires_at - now) / 60) }
+      : null;
+  }
+
+  /** Sends the contact its live code, or stores a new one and sends that; `checkAllowed` has passed. */
   async function deliver(appId: string, channel: Channel, contact: ContactRecord, input: SendInput) {
     const app = await k.app(appId);
-    const minutes = input.expiration_minutes ?? app.settings.otp.expires_in_minutes;
-    const code = generateOtpCode(k.random);
     const now = k.now();
-    await k.storage.otps.replace({
-      id: k.id('otp'),
-      app_id: appId,
-      method_id: contact.id,
-      user_id: contact.user_id,
-      code_hash: hashCode(contact.id, code),
-      attempts: 0,
-      expires_at: now + minutes * 60,
-      used_at: null,
-      device_fingerprint: input.device_fingerprint ?? null,
-      created_at: now,
-    });
+    let minutes = input.expiration_minutes ?? app.settings.otp.expires_in_minutes;
+    const live = await liveCode(appId, contact.id, app.settings.otp.max_attempts, now);
+    let code: string;
+    if (live) {
+      ({ code, minutes } = live);
+    } else {
+      const id = k.id('otp');
+      code = otpCodeFor(k.hasher, id);
+      await k.storage.otps.replace({
+        id,
+        app_id: appId,
+        method_id: contact.id,
+        user_id: contact.user_id,
+        code_hash: hashCode(contact.id, code),
+        attempts: 0,
+        expires_at: now + minutes * 60,
+        used_at: null,
+        device_fingerprint: input.device_fingerprint ?? null,
+        created_at: now,
+      });
+    }
     const values = { app_name: app.name, code, minutes: String(minutes) };
     const m = app.settings.messages;
     const message: OutboundMessage =

@@ -77,6 +77,16 @@ export function kyselyOtpRepo(db: LatchkeyDb): OtpRepo {
       return { ok: false, reason: row.verdict };
     },
 
+    async get(appId, methodId) {
+      const row = await db
+        .selectFrom('otps')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('method_id', '=', methodId)
+        .executeTakeFirst();
+      return row ? toRecord(row) : null;
+    },
+
     async deleteByMethod(appId, methodId) {
       await db.deleteFrom('otps').where('app_id', '=', appId).where('method_id', '=', methodId).execute();
     },
