@@ -21,7 +21,9 @@ const here = fileURLToPath(new URL('../../packages/core', import.meta.url));
 /** Milliseconds one fresh process spends in `import(entry)`. */
 function importMs(entry: string): number {
   const script = `const t=performance.now();await import(${JSON.stringify(entry)});console.log(performance.now()-t)`;
-  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim());
+  return Number(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim(),
+  );
 }
 
 function median(xs: number[]): number {
