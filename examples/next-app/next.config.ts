@@ -25,9 +25,9 @@ function sourceEntries(name: string): Array<[string, string]> {
 
 const nextConfig: NextConfig = {
   transpilePackages: latchkeyPackages,
-  // Builds use webpack (`next build --webpack`): Turbopack, mapping `./x.js` imports to `./x.ts`
+  // Builds and dev use webpack (`--webpack`): Turbopack, mapping `./x.js` imports to `./x.ts`
   // under NodeNext, also picks the TypeScript sources some dependencies ship (@scure/*) and cannot
-  // compile them. `next dev` (Turbopack) works with these aliases.
+  // compile them (docs/nextjs.md).
   turbopack: {
     resolveAlias: Object.fromEntries(latchkeyPackages.flatMap(sourceEntries)),
   },

@@ -1,9 +1,9 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', credentials: 'src/host-sessions/credentials.ts' },
+  entry: { index: 'src/index.ts', credentials: 'src/host-sessions/credentials.ts', jwt: 'src/jwt.ts' },
   format: ['esm'],
-  dts: true,
+  dts: false, // tsc -p tsconfig.build.json writes the declarations and their maps
   clean: true,
   sourcemap: true,
   target: 'node20',

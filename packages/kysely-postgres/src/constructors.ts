@@ -1,4 +1,3 @@
-import { PGlite } from '@electric-sql/pglite';
 import type { Storage } from '@latchkey/core';
 import type pg from 'pg';
 import { createPool } from './guarded-pool.js';
@@ -15,7 +14,7 @@ export async function postgresStorage(
   connectionString: string,
   options: PostgresStorageOptions = {},
 ): Promise<Storage> {
-  const pool = createPool({ ...options.pool, connectionString });
+  const pool = await createPool({ ...options.pool, connectionString });
   return storageOn(openDatabase({ pool }, true), options);
 }
 
@@ -27,6 +26,8 @@ export async function pgliteStorage(
   dataDir: string | undefined,
   options: StorageSetup = {},
 ): Promise<Storage> {
+  // An optional peer, like pg: loaded only by the host that asks for PGlite.
+  const { PGlite } = await import('@electric-sql/pglite');
   const pglite = new PGlite(dataDir);
   try {
     await pglite.waitReady;

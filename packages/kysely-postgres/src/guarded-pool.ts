@@ -1,13 +1,17 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { isConnectionError } from './storage-errors.js';
 
 /** How long a query waits for a connection before failing as `storage_unavailable`. */
 export const DEFAULT_CONNECTION_TIMEOUT_MS = 5_000;
 
-/** A pg Pool for `postgresStorage`: bounded connect wait, and idle-client errors handled. */
-export function createPool(config: pg.PoolConfig): pg.Pool {
-  const pool = new pg.Pool({ connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MS, ...config });
+/**
+ * A pg Pool for `postgresStorage`: bounded connect wait, and idle-client errors handled. pg is an
+ * optional peer (a PGlite-only host need not install it), so it is loaded here, on first use.
+ */
+export async function createPool(config: pg.PoolConfig): Promise<pg.Pool> {
+  const { default: driver } = await import('pg');
+  const pool = new driver.Pool({ connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MS, ...config });
   // An idle client whose backend goes away makes the pool emit 'error'; unhandled, that would
   // crash the process. The pool has already dropped the client, and the next query connects anew.
   pool.on('error', () => {});

@@ -1,8 +1,8 @@
-import QRCode from 'qrcode';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { SessionFields, SessionService } from '../sessions/service.js';
 import { base32Secret, matchingStep, provisioningUri, TOTP_PERIOD_SECONDS } from './code-check.js';
+import { qrPngDataUrl } from './qr-png.js';
 import type { RecoveryCodeRecord, TotpRecord } from './repo.js';
 import type { CreateTotpRequest } from './schema.js';
 
@@ -123,7 +123,7 @@ export function totpService(k: Kernel, sessions: SessionService) {
         secret: base32Secret(secret),
         totp_id: id,
         recovery_codes: codes,
-        qr_base64: await QRCode.toDataURL(uri, { type: 'image/png', errorCorrectionLevel: 'M', margin: 2 }),
+        qr_base64: await qrPngDataUrl(uri, { margin: 2, scale: 4 }),
       };
     },
 

@@ -1,0 +1,232 @@
+/**
+ * The packages as a stranger gets them from npm: every public package under packages/ is packed
+ * (`npm pack`, so prepack/postpack run as on publish), checked by publint and
+ * @arethetypeswrong/cli, installed from its tarball into a fresh project (third-party
+ * dependencies from the registry), and used there by an ESM app, a CommonJS app (`require`) and
+ * a TypeScript consumer that enables the `source` condition. Needs the packages built
+ * (`npm run build`), as CI does before `npm test`.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = new URL('..', import.meta.url).pathname;
+const bin = (name: string) => join(root, 'node_modules/.bin', name);
+
+interface Manifest {
+  name: string;
+  private?: boolean;
+  exports: Record<string, unknown>;
+  peerDependencies?: Record<string, string>;
+}
+
+const publicPackages = readdirSync(join(root, 'packages'))
+  .map((dir) => ({
+    dir: join(root, 'packages', dir),
+    manifestPath: join(root, 'packages', dir, 'package.json'),
+  }))
+  .filter(({ manifestPath }) => existsSync(manifestPath))
+  .map(({ dir, manifestPath }) => ({
+    dir,
+    manifest: JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest,
+  }))
+  .filter(({ manifest }) => !manifest.private);
+
+const work = mkdtempSync(join(tmpdir(), 'latchkey-packed-'));
+const project = join(work, 'project');
+const tarballs = new Map<string, string>();
+
+/** Every packed package is loaded by both apps, except those that only run inside their peer (vitest). */
+const loadable = publicPackages
+  .filter(({ manifest }) => !manifest.peerDependencies?.vitest)
+  .map(({ manifest }) => manifest.name);
+
+const secret = 'packed-packages-test-secret-of-40-characters';
+
+/** The app body both module systems share: Latchkey on PGlite under Express, a user created over HTTP. */
+const appBody = `
+  const storage = await pgliteStorage(undefined, { migrate: true });
+  const latchkey = createLatchkey({ storage, secret: ${JSON.stringify(secret)} });
+  const keys = await latchkey.apps.create({ name: 'packed' });
+  const server = express().use('/auth', latchkeyRouter(latchkey)).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const res = await fetch('http://127.0.0.1:' + server.address().port + '/auth/v1/auth/users', {
+    method: 'POST',
+    headers: { authorization: 'Bearer ' + keys.secret_key, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'ada@example.com' }),
+  });
+  const body = await res.json();
+  const read = await latchkey.users.get(keys.app.id, body.user_id);
+  server.close();
+  await storage.close();
+  console.log(JSON.stringify({ status: res.status, userId: body.user_id, stored: read.emails[0].email, loaded }));
+`;
+
+const esmApp = `
+import express from 'express';
+import { createLatchkey } from '@latchkey/core';
+import { latchkeyRouter } from '@latchkey/express';
+import { pgliteStorage } from '@latchkey/kysely-postgres';
+const loaded = {};
+for (const name of ${JSON.stringify(loadable)}) loaded[name] = Object.keys(await import(name)).length;
+${appBody}
+`;
+
+const cjsApp = `
+const express = require('express');
+const { createLatchkey } = require('@latchkey/core');
+const { latchkeyRouter } = require('@latchkey/express');
+const { pgliteStorage } = require('@latchkey/kysely-postgres');
+const loaded = {};
+for (const name of ${JSON.stringify(loadable)}) loaded[name] = Object.keys(require(name)).length;
+(async () => {
+${appBody}
+})();
+`;
+
+/**
+ * A TypeScript host (an ESM project: in a CommonJS one, kysely's own CJS and ESM typings would
+ * differ) that enables `source`, as a monorepo of its own might, and brings its own Kysely.
+ */
+const consumer = `
+import { createLatchkey, type Latchkey } from '@latchkey/core';
+import { verifySessionJwt, type SessionClaims } from '@latchkey/core/jwt';
+import { latchkeyRouter } from '@latchkey/express';
+import { kyselyStorage } from '@latchkey/kysely-postgres';
+import { memoryStorage } from '@latchkey/memory';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+
+const db = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool: new pg.Pool() }) });
+export const onHostKysely = kyselyStorage({ db });
+export const latchkey: Latchkey = createLatchkey({ storage: memoryStorage(), secret: 'x'.repeat(32) });
+export const router = latchkeyRouter(latchkey);
+export const check = (jwt: string): Promise<SessionClaims> =>
+  verifySessionJwt(jwt, { jwks: { keys: [] }, appId: 'app_x' });
+`;
+
+async function npm(args: string[], cwd: string) {
+  return run('npm', args, {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+}
+
+beforeAll(async () => {
+  for (const { dir } of publicPackages) {
+    if (!existsSync(join(dir, 'dist'))) throw new Error(`${dir} is not built: run npm run build first`);
+  }
+  const packed = await npm(
+    ['pack', '--json', '--pack-destination', work, ...publicPackages.flatMap(({ dir }) => ['-w', dir])],
+    root,
+  );
+  for (const entry of JSON.parse(packed.stdout) as { name: string; filename: string }[]) {
+    tarballs.set(entry.name, join(work, entry.filename));
+  }
+  await run('mkdir', ['-p', project]);
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'stranger', private: true, type: 'module' }),
+  );
+  await npm(
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      ...tarballs.values(),
+      'express@5',
+      'kysely@0.28',
+      '@electric-sql/pglite@0.5',
+      'pg@8',
+      'typescript@5.9',
+      '@types/node@20',
+      '@types/express@5',
+    ],
+    project,
+  );
+}, 600_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the packed packages', () => {
+  it('packs every public package, with LICENSE, README and declaration maps, and no source condition', async () => {
+    expect([...tarballs.keys()].sort()).toEqual(publicPackages.map(({ manifest }) => manifest.name).sort());
+    for (const [name, tarball] of tarballs) {
+      const { stdout: files } = await run('tar', ['-tzf', tarball]);
+      expect(files, name).toMatch(/^package\/LICENSE$/m);
+      expect(files, name).toMatch(/^package\/README\.md$/m);
+      expect(files, name).toMatch(/^package\/dist\/index\.d\.ts\.map$/m);
+      const { stdout: manifest } = await run('tar', ['-xzOf', tarball, 'package/package.json']);
+      expect(manifest, name).not.toContain('"source"');
+      expect(JSON.parse(manifest).exports['.'].default, name).toBe('./dist/index.js');
+    }
+    // postpack put the workspace manifests back, source condition included.
+    for (const { manifest } of publicPackages) expect(JSON.stringify(manifest.exports)).toContain('"source"');
+  });
+
+  it('passes publint and @arethetypeswrong/cli with no warning', async () => {
+    await Promise.all(
+      [...tarballs].map(async ([name, tarball]) => {
+        const lint = await run(bin('publint'), ['run', tarball, '--strict'], { cwd: work });
+        expect(lint.stdout, name).toMatch(/All good/);
+        // node16 profile: no node10 (main-field) resolution of subpaths; ESM loaded by require()
+        // is what Node 20.19+ does, so `cjs-resolves-to-esm` is expected, not a fault. attw
+        // exits non-zero on any other problem.
+        await run(bin('attw'), [tarball, '--profile', 'node16', '--ignore-rules', 'cjs-resolves-to-esm'], {
+          cwd: work,
+        });
+      }),
+    );
+  }, 300_000);
+
+  it('installs with one Kysely, the host project’s own', () => {
+    expect(existsSync(join(project, 'node_modules/@latchkey/kysely-postgres/node_modules/kysely'))).toBe(
+      false,
+    );
+  });
+
+  for (const [kind, file, source] of [
+    ['an ESM app', 'app.mjs', esmApp],
+    ['a CommonJS app (require)', 'app.cjs', cjsApp],
+  ] as const) {
+    it(`runs ${kind} that creates a user over HTTP on PGlite`, async () => {
+      writeFileSync(join(project, file), source);
+      const { stdout } = await run(process.execPath, [file], { cwd: project });
+      const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
+      expect(result.status).toBe(200);
+      expect(result.userId).toMatch(/^user_/);
+      expect(result.stored).toBe('ada@example.com');
+      for (const name of loadable) expect(result.loaded[name], name).toBeGreaterThan(0);
+    }, 180_000);
+  }
+
+  it("type-checks a consumer with customConditions ['source'] and its own Kysely", async () => {
+    writeFileSync(join(project, 'consumer.ts'), consumer);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          customConditions: ['source'],
+          types: ['node'],
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+    const tsc = await run(join(project, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], {
+      cwd: project,
+    }).catch((err: { stdout: string }) => err);
+    expect(tsc.stdout).toBe('');
+  }, 180_000);
+});
