@@ -13,11 +13,21 @@ function sourceEntries(name: string): Array<[string, string]> {
   for (let dir = projectDir; ; dir = path.dirname(dir)) {
     const manifest = path.join(dir, 'node_modules', name, 'package.json');
     if (existsSync(manifest)) {
-      const exports: Record<string, { source: string }> = JSON.parse(readFileSync(manifest, 'utf8')).exports;
-      return Object.entries(exports).map(([subpath, { source }]) => [
-        path.posix.join(name, subpath),
-        `./${path.relative(projectDir, path.resolve(path.dirname(manifest), source))}`,
-      ]);
+      const exports: Record<string, string | { source?: string }> = JSON.parse(
+        readFileSync(manifest, 'utf8'),
+      ).exports;
+      // Entries without a `source` condition (`./package.json`) need no alias.
+      return Object.entries(exports).flatMap(
+        ([subpath, target]): Array<[string, string]> =>
+          typeof target === 'object' && target.source
+            ? [
+                [
+                  path.posix.join(name, subpath),
+                  `./${path.relative(projectDir, path.resolve(path.dirname(manifest), target.source))}`,
+                ],
+              ]
+            : [],
+      );
     }
     if (dir === path.dirname(dir)) throw new Error(`${name} is not installed`);
   }
