@@ -1,5 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { expectErrorShape, testApp, testLatchkey } from './helpers.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLatchkey } from '../src/index.js';
+import {
+  capturingSender,
+  expectErrorShape,
+  TEST_SECRET,
+  type TestApp,
+  testApp,
+  testLatchkey,
+} from './helpers.js';
+import { storageBackends } from './storage-backends.js';
 
 const send = (t: Awaited<ReturnType<typeof testApp>>, url: string) =>
   t.call(
@@ -89,5 +98,40 @@ describe('App settings over HTTP', () => {
     expect(app.settings.passwords.min_score).toBe(4);
     const { secret_key } = await rotateSecretKey(t.app_id);
     expect((await t.call('GET', '/v1/app', undefined, secret_key)).status).toBe(200);
+  });
+});
+
+/** The patch is written through the storage adapter and read back by the next request on it. */
+describe.each(storageBackends())('App settings over HTTP on $name', (backend) => {
+  let t: TestApp;
+  let dispose: () => Promise<void>;
+  beforeAll(async () => {
+    const opened = await backend.open();
+    dispose = opened.dispose;
+    t = await testApp(
+      createLatchkey({ storage: opened.storage, secret: TEST_SECRET, sender: capturingSender() }),
+    );
+  });
+  afterAll(async () => {
+    await dispose?.();
+  });
+
+  it('a newly allowed redirect URL works; one left out is still refused; a bad patch changes nothing', async () => {
+    expect(expectErrorShape(await send(t, 'https://a.example/cb')).error_type).toBe(
+      'redirect_url_not_allowed',
+    );
+    const patch = { redirect_urls: { login: ['https://a.example/cb'], signup: ['https://a.example/cb'] } };
+    expect((await t.call('PATCH', '/v1/app/settings', patch)).status).toBe(200);
+    expect((await send(t, 'https://a.example/cb')).status).toBe(200);
+    expect(expectErrorShape(await send(t, 'https://b.example/cb')).error_type).toBe(
+      'redirect_url_not_allowed',
+    );
+    const bad = await t.call('PATCH', '/v1/app/settings', {
+      redirect_urls: { login: ['https://b.example/cb', 'nope'] },
+    });
+    expect(expectErrorShape(bad).error_field).toBe('redirect_urls.login.1');
+    expect((await t.latchkey.apps.get(t.app_id)).settings.redirect_urls.login).toEqual([
+      'https://a.example/cb',
+    ]);
   });
 });

@@ -472,7 +472,15 @@ function caseArb(method: string, path: string, op: Operation): fc.Arbitrary<Case
   });
 }
 
-const SHAPE_KEYS = new Set(['status_code', 'request_id', 'error_type', 'error_message', 'error_field']);
+// `policy_rule` is part of a policy_violation's documented body (docs/wallet-policies.md).
+const SHAPE_KEYS = new Set([
+  'status_code',
+  'request_id',
+  'error_type',
+  'error_message',
+  'error_field',
+  'policy_rule',
+]);
 const catalogue = errorCatalogue as Record<string, { status: number }>;
 
 async function send(method: string, c: Case) {

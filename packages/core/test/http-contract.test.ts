@@ -42,6 +42,15 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/wallets/{wallet_id}/sign_transaction': {
     sol_transaction: { transaction: 'AAAA', encoding: 'base64' },
   },
+  'POST /v1/wallets/{wallet_id}/sign_message': { message: 'Hello', encoding: 'utf8' },
+  'POST /v1/wallets/{wallet_id}/sign_typed_data': {
+    typed_data: {
+      domain: { name: 'Example', version: '1', chainId: 1 },
+      types: { Greeting: [{ name: 'text', type: 'string' }] },
+      primaryType: 'Greeting',
+      message: { text: 'Hello' },
+    },
+  },
   'POST /v1/wallets/policies': {
     name: 'Treasury limits',
     rules: [{ kind: 'evm_to_allowlist', addresses: ['0x52908400098527886E0F7030069857D2E4169EE7'] }],

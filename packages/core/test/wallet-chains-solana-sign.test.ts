@@ -42,14 +42,14 @@ const sigBytes = (b58: string) => {
   return new Uint8Array(Buffer.from(n.toString(16).padStart(128, '0'), 'hex'));
 };
 
-const expectRefused = (f: () => unknown, errorType = 'invalid_transaction') =>
-  expect(f).toThrow(expect.objectContaining({ errorType, field: 'sol_transaction.transaction' }));
-const expectNotSigner = (f: () => unknown) => expectRefused(f, 'wallet_not_a_signer');
+const expectRefused = (f: () => Promise<unknown>, errorType = 'invalid_transaction') =>
+  expect(f()).rejects.toThrow(expect.objectContaining({ errorType, field: 'sol_transaction.transaction' }));
+const expectNotSigner = (f: () => Promise<unknown>) => expectRefused(f, 'wallet_not_a_signer');
 
 describe('signSolanaTransaction', () => {
-  it('signs a legacy transaction the wallet pays for; web3.js and tweetnacl verify it', () => {
+  it('signs a legacy transaction the wallet pays for; web3.js and tweetnacl verify it', async () => {
     const unsigned = legacyTransaction(walletKey, walletKey);
-    const { signature, signedTransaction } = signSolanaTransaction(
+    const { signature, signedTransaction } = await signSolanaTransaction(
       unsigned,
       wallet.privateKey,
       wallet.address,
@@ -65,10 +65,10 @@ describe('signSolanaTransaction', () => {
     expect(signedTransaction.length).toBe(unsigned.length);
   });
 
-  it('signs a v0 transaction; tweetnacl verifies the signature over the message', () => {
+  it('signs a v0 transaction; tweetnacl verifies the signature over the message', async () => {
     const unsigned = v0Transaction(walletKey, walletKey);
     expect(unsigned[1 + 64]! & 0x80).toBe(0x80); // versioned
-    const { signature, signedTransaction } = signSolanaTransaction(
+    const { signature, signedTransaction } = await signSolanaTransaction(
       unsigned,
       wallet.privateKey,
       wallet.publicKey,
@@ -78,19 +78,19 @@ describe('signSolanaTransaction', () => {
     expect(nacl.sign.detached.verify(tx.message.serialize(), tx.signatures[0]!, wallet.publicKey)).toBe(true);
   });
 
-  it('takes the 64-byte secret key form and gives the same signature (ed25519 is deterministic)', () => {
+  it('takes the 64-byte secret key form and gives the same signature (ed25519 is deterministic)', async () => {
     const unsigned = v0Transaction(walletKey, walletKey);
     const secret64 = new Uint8Array([...wallet.privateKey, ...wallet.publicKey]);
-    expect(signSolanaTransaction(unsigned, secret64, wallet.address).signature).toBe(
-      signSolanaTransaction(unsigned, wallet.privateKey, wallet.address).signature,
+    expect((await signSolanaTransaction(unsigned, secret64, wallet.address)).signature).toBe(
+      (await signSolanaTransaction(unsigned, wallet.privateKey, wallet.address)).signature,
     );
   });
 
-  it('puts the signature in slot 1 when the wallet is the second required signer', () => {
+  it('puts the signature in slot 1 when the wallet is the second required signer', async () => {
     for (const build of [legacyTransaction, v0Transaction]) {
       const unsigned = build(other.publicKey, walletKey);
       expect(unsigned[0]).toBe(2);
-      const { signature, signedTransaction } = signSolanaTransaction(
+      const { signature, signedTransaction } = await signSolanaTransaction(
         unsigned,
         wallet.privateKey,
         wallet.address,
@@ -111,15 +111,15 @@ describe('signSolanaTransaction', () => {
     }
   });
 
-  it('refuses a transaction whose signers do not include the wallet', () => {
-    expectNotSigner(() =>
+  it('refuses a transaction whose signers do not include the wallet', async () => {
+    await expectNotSigner(() =>
       signSolanaTransaction(
         legacyTransaction(other.publicKey, other.publicKey),
         wallet.privateKey,
         wallet.address,
       ),
     );
-    expectNotSigner(() =>
+    await expectNotSigner(() =>
       signSolanaTransaction(
         v0Transaction(other.publicKey, other.publicKey),
         wallet.privateKey,
@@ -128,16 +128,16 @@ describe('signSolanaTransaction', () => {
     );
   });
 
-  it('refuses a wallet that is only a non-signing account of the transaction', () => {
+  it('refuses a wallet that is only a non-signing account of the transaction', async () => {
     const tx = new Transaction({ feePayer: other.publicKey, recentBlockhash }).add(
       SystemProgram.transfer({ fromPubkey: other.publicKey, toPubkey: walletKey, lamports: 1 }),
     );
     const bytes = tx.serialize({ requireAllSignatures: false, verifySignatures: false });
     expect(Buffer.from(bytes).includes(Buffer.from(wallet.publicKey))).toBe(true);
-    expectNotSigner(() => signSolanaTransaction(bytes, wallet.privateKey, wallet.address));
+    await expectNotSigner(() => signSolanaTransaction(bytes, wallet.privateKey, wallet.address));
   });
 
-  it('refuses garbage, empty, truncated and padded bytes', () => {
+  it('refuses garbage, empty, truncated and padded bytes', async () => {
     const good = v0Transaction(walletKey, walletKey);
     const legacy = legacyTransaction(walletKey, walletKey);
     const bad = [
@@ -152,38 +152,38 @@ describe('signSolanaTransaction', () => {
       good.subarray(65), // the message without its signature array
     ];
     for (const bytes of bad)
-      expectRefused(() => signSolanaTransaction(bytes, wallet.privateKey, wallet.address));
+      await expectRefused(() => signSolanaTransaction(bytes, wallet.privateKey, wallet.address));
   });
 
-  it('refuses a signature count that differs from the required signers', () => {
+  it('refuses a signature count that differs from the required signers', async () => {
     const good = legacyTransaction(walletKey, walletKey);
     const twoSlots = new Uint8Array([2, ...new Uint8Array(64), ...good.subarray(1)]);
-    expectRefused(() => signSolanaTransaction(twoSlots, wallet.privateKey, wallet.address));
+    await expectRefused(() => signSolanaTransaction(twoSlots, wallet.privateKey, wallet.address));
   });
 
-  it("fails loudly when the key is not the wallet's", () => {
+  it("fails loudly when the key is not the wallet's", async () => {
     const unsigned = legacyTransaction(walletKey, walletKey);
-    expect(() => signSolanaTransaction(unsigned, other.secretKey.subarray(0, 32), wallet.address)).toThrow(
-      expect.objectContaining({ errorType: 'internal_error' }),
-    );
+    await expect(
+      signSolanaTransaction(unsigned, other.secretKey.subarray(0, 32), wallet.address),
+    ).rejects.toThrow(expect.objectContaining({ errorType: 'internal_error' }));
     const inconsistent = new Uint8Array([...wallet.privateKey, ...other.publicKey.toBytes()]);
-    expect(() => signSolanaTransaction(unsigned, inconsistent, wallet.address)).toThrow(
+    await expect(signSolanaTransaction(unsigned, inconsistent, wallet.address)).rejects.toThrow(
       expect.objectContaining({ errorType: 'internal_error' }),
     );
   });
 });
 
 describe('signSolanaMessage', () => {
-  it('signs the raw bytes; tweetnacl verifies', () => {
+  it('signs the raw bytes; tweetnacl verifies', async () => {
     const message = new TextEncoder().encode('Sign in to example.com\nNonce: 12345');
-    const { signature } = signSolanaMessage(message, wallet.privateKey, wallet.address);
+    const { signature } = await signSolanaMessage(message, wallet.privateKey, wallet.address);
     expect(nacl.sign.detached.verify(message, sigBytes(signature), wallet.publicKey)).toBe(true);
   });
 
-  it('refuses bytes that are a transaction message', () => {
+  it('refuses bytes that are a transaction message', async () => {
     for (const tx of [legacyTransaction(walletKey, walletKey), v0Transaction(walletKey, walletKey)]) {
       const messageBytes = tx.subarray(65);
-      expect(() => signSolanaMessage(messageBytes, wallet.privateKey, wallet.address)).toThrow(
+      await expect(signSolanaMessage(messageBytes, wallet.privateKey, wallet.address)).rejects.toThrow(
         expect.objectContaining({ errorType: 'invalid_field', field: 'message' }),
       );
     }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Latchkey } from '@latchkey/core';
 import {
   type Request as ExpressRequest,
@@ -13,6 +12,8 @@ import {
   type SessionCookieOptions,
   setSessionCookies,
 } from './cookies.js';
+import { answerError } from './error-answer.js';
+import { settleUnreadBody } from './unread-body.js';
 import { sendResponse } from './send-response.js';
 import { webRequest } from './web-request.js';
 
@@ -38,11 +39,21 @@ export function latchkeyRouter(latchkey: LatchkeyHandler, options: LatchkeyRoute
   const router = Router();
   const cookies = resolveCookieOptions(options.cookies);
   router.use((req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+    const refused = unservable(req);
+    if (refused) {
+      settleUnreadBody(req, res);
+      answerError(res, refused.status, refused.error_type, refused.error_message, {
+        ...(refused.error_field ? { error_field: refused.error_field } : {}),
+      });
+      return;
+    }
     latchkey
       .fetch(toWebRequest(req), { clientIp: req.ip })
       .then(async (response) => {
         if (cookies && req.method === 'POST' && response.status === 200)
           sessionCookies(req, res, cookies, await response.clone().text());
+        // Answered before the body was read (413, 415, 401…): the connection must stay usable.
+        settleUnreadBody(req, res);
         return sendResponse(response, res);
       })
       .catch(next);
@@ -74,6 +85,42 @@ function sessionCookies(
     ...(typeof parsed.session_token === 'string' ? { session_token: parsed.session_token } : {}),
     expiresAt: parsed.session.expires_at,
   });
+}
+
+/** Methods Node parses but a Web Request refuses to carry (Fetch's forbidden methods). */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+/**
+ * What Node accepted but Latchkey cannot be asked: a forbidden method, or a Host header that is
+ * no host (`a b`, `a%zz`, `u@evil`, `[::1`). Answered here, in the documented shape.
+ */
+function unservable(
+  req: ExpressRequest,
+): { status: number; error_type: string; error_message: string; error_field?: string } | undefined {
+  if (FORBIDDEN_METHODS.has(req.method.toUpperCase()))
+    return {
+      status: 405,
+      error_type: 'method_not_allowed',
+      error_message: `The method ${req.method} is not served.`,
+    };
+  const host = req.get('host');
+  if (host !== undefined && !isPlainHost(host))
+    return {
+      status: 400,
+      error_type: 'invalid_field',
+      error_message: 'The Host header is not a valid host name or address, with an optional port.',
+      error_field: 'host',
+    };
+  return undefined;
+}
+
+/** True when `host` is a host with an optional port and nothing else a URL would read into it. */
+function isPlainHost(host: string): boolean {
+  if (host === '' || !URL.canParse(`http://${host}`)) return false;
+  const url = new URL(`http://${host}`);
+  return (
+    url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === ''
+  );
 }
 
 function toWebRequest(req: ExpressRequest): Request {
@@ -140,12 +187,6 @@ export function latchkeyErrorHandler() {
       next(err);
       return;
     }
-    const request_id = `req_${randomBytes(12).toString('base64url')}`;
-    res.status(known.status).set('x-request-id', request_id).json({
-      status_code: known.status,
-      request_id,
-      error_type: known.error_type,
-      error_message: known.error_message,
-    });
+    answerError(res, known.status, known.error_type, known.error_message);
   };
 }

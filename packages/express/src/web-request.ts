@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
 
 /**
  * A Web `Request` view of a Node request that builds only what is read. Latchkey's HTTP layer
@@ -45,7 +44,52 @@ function bodyOf(view: LazyRequest): ReadableStream<Uint8Array> | null {
   const { req, parsedBody } = view[SOURCE];
   if (!hasBody(req.method)) return null;
   if (parsedBody !== undefined) return new Blob([parsedBody]).stream();
-  return Readable.toWeb(req) as ReadableStream<Uint8Array>;
+  return nodeBodyStream(req);
+}
+
+/**
+ * The body as a Web stream that, when cancelled (the core stops reading at its size cap), leaves
+ * the Node request alone instead of destroying it: destroying it resets the socket, and with it
+ * the answer and the keep-alive connection. The router then drains or closes (unread-body.ts).
+ */
+function nodeBodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  const detach = () => {
+    req.removeListener('data', onData);
+    req.removeListener('end', onEnd);
+    req.removeListener('error', onError);
+    req.pause();
+  };
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const onData = (chunk: Buffer) => {
+    controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    if ((controller.desiredSize ?? 0) <= 0) req.pause();
+  };
+  const onEnd = () => {
+    detach();
+    controller.close();
+  };
+  const onError = (err: Error) => {
+    detach();
+    controller.error(err);
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+        req.on('data', onData);
+        req.on('end', onEnd);
+        req.on('error', onError);
+        req.pause();
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        detach();
+      },
+    },
+    { highWaterMark: 1 },
+  );
 }
 
 function realRequest(view: LazyRequest): Request {

@@ -366,6 +366,47 @@ describe.each(targets)('webhook delivery across processes on $name', (target) =>
   });
 });
 
+const runFixture = (name: string, env: Record<string, string>) => {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=source', '--import', 'tsx', fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url))],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c));
+  return new Promise<{ code: number | null; out: string }>((r) =>
+    child.on('exit', (code) => r({ code, out: out.trim() })),
+  );
+};
+
+describe.skipIf(!DATABASE_URL)('two server processes on one Postgres', () => {
+  it('deliver each of 200 events exactly once between them', async () => {
+    const h = await postgresTarget.open();
+    const hook = await receiver();
+    const latchkey = createLatchkey({ storage: h.storage, secret: SECRET });
+    try {
+      const app = await latchkey.apps.create({
+        name: 'Processes',
+        settings: { webhooks: { allow_private_targets: true } },
+      });
+      await latchkey.webhooks.createEndpoint(app.app_id, { url: hook.url, event_types: ['user.created'] });
+      for (let i = 0; i < 200; i += 20)
+        await Promise.all(Array.from({ length: 20 }, () => latchkey.users.create(app.app_id, {})));
+      const env = { SCHEMA: h.schema, SECRET };
+      const runs = await Promise.all([runFixture('deliver-all.ts', env), runFixture('deliver-all.ts', env)]);
+      expect(runs.map((r) => r.code)).toEqual([0, 0]);
+      const counts = runs.map((r) => Number(r.out));
+      expect(counts[0]! + counts[1]!).toBe(200);
+      const ids = hook.received.map((r) => (JSON.parse(r.body) as EventRecord).id);
+      expect(ids).toHaveLength(200);
+      expect(new Set(ids).size).toBe(200);
+    } finally {
+      await hook.close();
+      await h.dispose();
+    }
+  }, 180_000);
+});
+
 describe.skipIf(!DATABASE_URL)('a process killed between commit and delivery', () => {
   it('leaves the event in the outbox, and the next process delivers it', async () => {
     const h = await postgresTarget.open();

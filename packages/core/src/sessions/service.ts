@@ -217,6 +217,18 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
     },
 
     /**
+     * The user of a live session named by exactly one of its token or JWT, as `authenticate`
+     * judges it (revoked, expired or unknown: `session_not_found`; a bad JWT:
+     * `invalid_session_jwt`), for routes that act on the caller's own account.
+     */
+    async liveUserId(appId: string, fields: SessionFields): Promise<string> {
+      oneOf(fields);
+      const session = await findLive(appId, fields);
+      if (!session) throw new LatchkeyError('session_not_found');
+      return session.user_id;
+    },
+
+    /**
      * Who a host request comes from, in process. `mode: 'jwt'` checks the JWT's signature with
      * the App's keys held in memory and reads no storage; `mode: 'token'` (and any session token)
      * reads storage, so a revoked session is refused at once. Throws the documented 401s

@@ -10,8 +10,12 @@ import {
   importWalletRequestSchema,
   listWalletsQuerySchema,
   listWalletsResponseSchema,
+  signMessageRequestSchema,
+  signMessageResponseSchema,
   signTransactionRequestSchema,
   signTransactionResponseSchema,
+  signTypedDataRequestSchema,
+  signTypedDataResponseSchema,
   walletSchema,
 } from './schema.js';
 import type { WalletService } from './service.js';
@@ -65,10 +69,34 @@ const signTransaction = createRoute({
   ...secret,
   method: 'post',
   path: '/v1/wallets/{wallet_id}/sign_transaction',
-  summary: 'Sign a Solana transaction (legacy or v0) with a solana wallet',
+  summary: "Sign a transaction of the wallet's chain: Solana, EVM, a bitcoin PSBT or a Stellar envelope",
   request: { ...walletIdParam, ...jsonBody(signTransactionRequestSchema) },
   responses: {
     200: jsonResponse('The signed transaction', signTransactionResponseSchema),
+    ...errorResponses(403, 404, 413, 415),
+  },
+});
+
+const signMessage = createRoute({
+  ...secret,
+  method: 'post',
+  path: '/v1/wallets/{wallet_id}/sign_message',
+  summary: 'Sign a message as wallet apps of the chain do (EIP-191, ed25519, sr25519, SEP-53, BIP-322)',
+  request: { ...walletIdParam, ...jsonBody(signMessageRequestSchema) },
+  responses: {
+    200: jsonResponse('The signature', signMessageResponseSchema),
+    ...errorResponses(403, 404, 413, 415),
+  },
+});
+
+const signTypedData = createRoute({
+  ...secret,
+  method: 'post',
+  path: '/v1/wallets/{wallet_id}/sign_typed_data',
+  summary: 'Sign EIP-712 typed data (v4) with an ethereum wallet',
+  request: { ...walletIdParam, ...jsonBody(signTypedDataRequestSchema) },
+  responses: {
+    200: jsonResponse('The signature', signTypedDataResponseSchema),
     ...errorResponses(403, 404, 413, 415),
   },
 });
@@ -92,6 +120,22 @@ export function registerWalletRoutes(app: HttpApp, wallets: WalletService) {
   app.openapi(signTransaction, async (c) =>
     c.json(
       await wallets.signTransaction(c.get('app').id, c.req.valid('param').wallet_id, c.req.valid('json'), {
+        keyKind: c.get('keyKind'),
+      }),
+      200,
+    ),
+  );
+  app.openapi(signMessage, async (c) =>
+    c.json(
+      await wallets.signMessage(c.get('app').id, c.req.valid('param').wallet_id, c.req.valid('json'), {
+        keyKind: c.get('keyKind'),
+      }),
+      200,
+    ),
+  );
+  app.openapi(signTypedData, async (c) =>
+    c.json(
+      await wallets.signTypedData(c.get('app').id, c.req.valid('param').wallet_id, c.req.valid('json'), {
         keyKind: c.get('keyKind'),
       }),
       200,

@@ -1,5 +1,3 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
 import type { ApiKeyKind } from '../apps/repo.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
@@ -8,15 +6,19 @@ import {
   type DerivedKey,
   mnemonicFromEntropy,
   normalizeMnemonic,
-  signSolanaTransaction,
-  solanaTransactionFacts,
   wipe,
 } from './chains/index.js';
 import { encryptForRecipient } from './export/index.js';
 import type { SeedRecord, WalletRecord, WalletType } from './repo.js';
-import type { ImportWalletRequest, SignTransactionRequest, Wallet } from './schema.js';
-import { type SignUnder, signWithoutPolicies } from './signing-request.js';
-import { decodeTransaction, encodeTransaction } from './transaction-encoding.js';
+import type {
+  ImportWalletRequest,
+  SignMessageRequest,
+  SignTransactionRequest,
+  SignTypedDataRequest,
+  Wallet,
+} from './schema.js';
+import { planMessage, planTransaction, planTypedData, type SigningPlan } from './signing-plans.js';
+import { type SigningRequest, type SignUnder, signWithoutPolicies } from './signing-request.js';
 
 /** The wallet as the spec's Wallet object. */
 export const walletView = (w: WalletRecord): Wallet => ({
@@ -70,6 +72,51 @@ export function walletService(
     } finally {
       wipe(entropy);
     }
+  }
+
+  async function requireSigningWallet(appId: string, walletId: string) {
+    const wallet = await requireWallet(appId, walletId);
+    if (wallet.is_read_only || wallet.key_source === 'external') throw new LatchkeyError('wallet_read_only');
+    return wallet;
+  }
+
+  /**
+   * Runs `use` with the wallet's raw secret, unsealed for the call only and wiped after. The
+   * vault's AEAD binds a sealed key to this App and wallet, so the key's address is not derived
+   * again (that would cost as much as the signature); the ed25519 signers check it for free.
+   */
+  async function withSecret<T>(wallet: WalletRecord, use: (secret: Uint8Array) => Promise<T>): Promise<T> {
+    if (!wallet.sealed_private_key) return withKey(wallet, (key) => use(key.privateKey));
+    const raw = await k.vault.open(wallet.sealed_private_key, keyContext(wallet));
+    let secret: Uint8Array;
+    try {
+      secret = chainModules[wallet.wallet_type].decodeSecret(new TextDecoder().decode(raw), {
+        network: wallet.network,
+      });
+    } catch (cause) {
+      throw new LatchkeyError('internal_error', 'The sealed key of this wallet does not decode.', { cause });
+    } finally {
+      wipe(raw);
+    }
+    try {
+      return await use(secret);
+    } finally {
+      wipe(secret);
+    }
+  }
+
+  /** The policies judge the plan's facts before any key is opened; the gate records the outcome. */
+  function signUnderPlan<R>(wallet: WalletRecord, plan: SigningPlan<R>, keyKind: ApiKeyKind): Promise<R> {
+    const request: SigningRequest = {
+      app_id: wallet.app_id,
+      wallet,
+      chain: wallet.wallet_type,
+      method: plan.method,
+      payload_digest: plan.payload_digest,
+      key_kind: keyKind,
+      ...plan.facts,
+    };
+    return signUnder(request, () => withSecret(wallet, plan.sign));
   }
 
   /** Runs `use` with the wallet's key, unsealed for the call only and wiped after. */
@@ -256,9 +303,9 @@ export function walletService(
     },
 
     /**
-     * Signs a Solana transaction (legacy or v0) with the wallet's key, if the App's policies
-     * allow it. `keyKind`: which API key asked (the audit trail keeps it); a direct call is the
-     * host's own, as the secret key.
+     * Signs a transaction of the wallet's chain (Solana, EVM, a bitcoin PSBT, a Stellar
+     * envelope) with the wallet's key, if the App's policies allow it. `keyKind`: which API key
+     * asked (the audit trail keeps it); a direct call is the host's own, as the secret key.
      */
     async signTransaction(
       appId: string,
@@ -266,30 +313,8 @@ export function walletService(
       input: SignTransactionRequest,
       { keyKind = 'secret' }: { keyKind?: ApiKeyKind } = {},
     ) {
-      const wallet = await requireWallet(appId, walletId);
-      if (wallet.wallet_type !== 'solana') {
-        throw new LatchkeyError('wallet_type_mismatch', 'Only solana wallets sign Solana transactions.', {
-          field: 'wallet_id',
-        });
-      }
-      if (wallet.is_read_only) throw new LatchkeyError('wallet_read_only');
-      const { transaction, encoding } = input.sol_transaction;
-      const bytes = decodeTransaction(transaction, encoding);
-      const { walletSigns, ...facts } = solanaTransactionFacts(bytes, wallet.public_address);
-      if (!walletSigns)
-        throw new LatchkeyError('wallet_not_a_signer', undefined, { field: 'sol_transaction.transaction' });
-      const request = {
-        app_id: appId,
-        wallet,
-        chain: 'solana',
-        method: 'sign_transaction',
-        payload_digest: bytesToHex(sha256(bytes)),
-        key_kind: keyKind,
-        solana: facts,
-      } as const;
-      const signed = await signUnder(request, () =>
-        withKey(wallet, (key) => signSolanaTransaction(bytes, key.privateKey, key.publicKey)),
-      );
+      const wallet = await requireSigningWallet(appId, walletId);
+      const parts = await signUnderPlan(wallet, planTransaction(wallet, input), keyKind);
       return {
         wallet_id: wallet.id,
         wallet: {
@@ -298,9 +323,32 @@ export function walletService(
           wallet_pk_id: wallet.key_id ?? wallet.id,
           delegated: false,
         },
-        signature: signed.signature,
-        signed_transaction: encodeTransaction(signed.signedTransaction, encoding),
+        ...parts,
       };
+    },
+
+    /** Signs a message as the chain's wallets do (EIP-191, ed25519, sr25519, SEP-53, BIP-322). */
+    async signMessage(
+      appId: string,
+      walletId: string,
+      input: SignMessageRequest,
+      { keyKind = 'secret' }: { keyKind?: ApiKeyKind } = {},
+    ) {
+      const wallet = await requireSigningWallet(appId, walletId);
+      const signed = await signUnderPlan(wallet, planMessage(wallet, input), keyKind);
+      return { wallet_id: wallet.id, ...signed };
+    },
+
+    /** EIP-712 v4 typed data, for ethereum wallets. */
+    async signTypedData(
+      appId: string,
+      walletId: string,
+      input: SignTypedDataRequest,
+      { keyKind = 'secret' }: { keyKind?: ApiKeyKind } = {},
+    ) {
+      const wallet = await requireSigningWallet(appId, walletId);
+      const signature = await signUnderPlan(wallet, planTypedData(wallet, input), keyKind);
+      return { wallet_id: wallet.id, signature };
     },
   };
 }

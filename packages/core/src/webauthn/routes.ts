@@ -20,12 +20,16 @@ import type { WebAuthnService } from './service.js';
 
 const tags = ['webauthn'];
 
+const registrantDescription =
+  "With the secret key, `user_id` names the user. With the public token, the body carries exactly one of the user's live `session_token` or `session_jwt` and no `user_id` (naming a user needs the secret key: 403 `secret_key_required`); the credential goes to that session's user, and a revoked or expired session is refused (401 `session_not_found`).";
+
 const registrationBegin = createRoute({
-  ...secretKeyOnly,
   tags,
   method: 'post',
   path: '/v1/auth/webauthn/registrations/begin',
   summary: 'Start registering a WebAuthn credential (passkey) for a user: creation options (beta)',
+  description: registrantDescription,
+  security: anyKeySecurity,
   request: jsonBody(registrationBeginRequestSchema),
   responses: {
     200: jsonResponse('Options for navigator.credentials.create()', registrationBeginResponseSchema),
@@ -34,11 +38,12 @@ const registrationBegin = createRoute({
 });
 
 const registrationCreate = createRoute({
-  ...secretKeyOnly,
   tags,
   method: 'post',
   path: '/v1/auth/webauthn/registrations/create',
   summary: "Verify the browser's new credential against its challenge and store it (beta)",
+  description: registrantDescription,
+  security: anyKeySecurity,
   request: jsonBody(registrationCreateRequestSchema),
   responses: {
     200: jsonResponse('The stored credential', registrationCreateResponseSchema),
@@ -85,12 +90,26 @@ const remove = createRoute({
 });
 
 export function registerWebAuthnRoutes(app: HttpApp, webauthn: WebAuthnService) {
-  app.openapi(registrationBegin, async (c) =>
-    c.json(await webauthn.beginRegistration(c.get('app').id, c.req.valid('json')), 200),
-  );
-  app.openapi(registrationCreate, async (c) =>
-    c.json(await webauthn.createRegistration(c.get('app').id, c.req.valid('json')), 200),
-  );
+  app.openapi(registrationBegin, async (c) => {
+    const { user_id, session_token, session_jwt, ...rest } = c.req.valid('json');
+    const appId = c.get('app').id;
+    const userId = await webauthn.registrantUserId(appId, c.get('keyKind'), {
+      user_id,
+      session_token,
+      session_jwt,
+    });
+    return c.json(await webauthn.beginRegistration(appId, { ...rest, user_id: userId }), 200);
+  });
+  app.openapi(registrationCreate, async (c) => {
+    const { user_id, session_token, session_jwt, ...rest } = c.req.valid('json');
+    const appId = c.get('app').id;
+    const userId = await webauthn.registrantUserId(appId, c.get('keyKind'), {
+      user_id,
+      session_token,
+      session_jwt,
+    });
+    return c.json(await webauthn.createRegistration(appId, { ...rest, user_id: userId }), 200);
+  });
   app.openapi(authenticationBegin, async (c) => {
     const input = c.req.valid('json');
     // Naming a user lists their credentials: secret-key territory, as every user_id route.

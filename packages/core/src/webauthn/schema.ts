@@ -62,18 +62,47 @@ export const authenticationCredentialSchema = z
 export type RegistrationCredential = z.infer<typeof registrationCredentialSchema>;
 export type AuthenticationCredential = z.infer<typeof authenticationCredentialSchema>;
 
+/**
+ * Who a passkey is added to. With the secret key, the App's backend names the user; with the
+ * public token, the browser proves it is that user with their live session, and cannot name
+ * anyone (a bare user id would let any visitor attach a passkey to any account).
+ */
+const registrantFields = {
+  user_id: userIdSchema.optional().openapi({
+    description: 'The user to add the credential to. Secret key only; required with it.',
+  }),
+  session_token: z.string().min(1).max(200).optional().openapi({
+    description:
+      "With the public token: the user's live session token (or send `session_jwt`); the credential goes to that session's user.",
+  }),
+  session_jwt: z.string().min(1).max(8000).optional().openapi({
+    description: "With the public token: the user's live session JWT (or send `session_token`).",
+  }),
+};
+
+const registrantSchema = z.object(registrantFields);
+
+export type Registrant = z.infer<typeof registrantSchema>;
+
+const registrationBeginFields = {
+  domain,
+  authenticator_type: authenticatorType.optional().openapi({
+    description:
+      '`platform` (built-in: Touch ID, Windows Hello, Android) or `cross-platform` (security keys, phones); `platform` when absent.',
+  }),
+};
+
 export const registrationBeginRequestSchema = z
-  .strictObject({
-    domain,
-    user_id: userIdSchema,
-    authenticator_type: authenticatorType.optional().openapi({
-      description:
-        '`platform` (built-in: Touch ID, Windows Hello, Android) or `cross-platform` (security keys, phones); `platform` when absent.',
-    }),
-  })
+  .strictObject({ ...registrationBeginFields, ...registrantFields })
   .openapi('WebAuthnRegistrationBeginRequest');
 
-export type RegistrationBeginRequest = z.infer<typeof registrationBeginRequestSchema>;
+/** What the service takes once the route has settled whose credential it is. */
+export const registrationBeginInputSchema = z.strictObject({
+  ...registrationBeginFields,
+  user_id: userIdSchema,
+});
+
+export type RegistrationBeginRequest = z.infer<typeof registrationBeginInputSchema>;
 
 export const creationOptionsSchema = z
   .object({
@@ -105,20 +134,26 @@ export const registrationBeginResponseSchema = z
   .object({ public_key_credential_creation_options: creationOptionsSchema, user_id: z.string() })
   .openapi('WebAuthnRegistrationBeginResponse');
 
+const registrationCreateFields = {
+  public_key_credential: registrationCredentialSchema,
+  name: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .openapi({ description: 'A label for the credential, shown in the user view.' }),
+};
+
 export const registrationCreateRequestSchema = z
-  .strictObject({
-    public_key_credential: registrationCredentialSchema,
-    user_id: userIdSchema,
-    name: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .openapi({ description: 'A label for the credential, shown in the user view.' }),
-  })
+  .strictObject({ ...registrationCreateFields, ...registrantFields })
   .openapi('WebAuthnRegistrationCreateRequest');
 
-export type RegistrationCreateRequest = z.infer<typeof registrationCreateRequestSchema>;
+export const registrationCreateInputSchema = z.strictObject({
+  ...registrationCreateFields,
+  user_id: userIdSchema,
+});
+
+export type RegistrationCreateRequest = z.infer<typeof registrationCreateInputSchema>;
 
 export const registrationCreateResponseSchema = z
   .object({ user_id: z.string(), webauthn_credential_id: z.string() })

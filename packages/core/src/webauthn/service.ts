@@ -1,19 +1,14 @@
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
-import { decodeClientDataJSON } from '@simplewebauthn/server/helpers';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { fromBase64Url, toBase64Url, utf8 } from '../crypto/encoding.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
+import type { ApiKeyKind } from '../apps/repo.js';
 import type { SessionService } from '../sessions/service.js';
 import type { UserRecord } from '../users/repo.js';
+import { webauthnLibrary } from './library.js';
 import { allowedRpId, isAllowedOrigin, isDomainAllowed } from './origin.js';
+import { registrantUserId } from './registrant.js';
 import type {
   AuthenticatorType,
   WebAuthnCeremony,
@@ -26,6 +21,7 @@ import type {
   AuthenticationCompleteRequest,
   AuthenticationCompleteResponse,
   CreationOptions,
+  Registrant,
   RegistrationBeginRequest,
   RegistrationCreateRequest,
   RequestOptions,
@@ -103,7 +99,7 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
     clientDataJSON: string,
     ceremony: WebAuthnCeremony,
   ): Promise<{ challenge: WebAuthnChallengeRecord; clientChallenge: string; origin: string }> {
-    const clientData = readClientData(clientDataJSON);
+    const clientData = await readClientData(clientDataJSON);
     const result = await k.storage.webauthn.consumeChallenge(
       appId,
       hashChallenge(clientData.challenge),
@@ -132,6 +128,10 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
   }
 
   return {
+    /** The user a registration request acts on; see registrant.ts for who may name whom. */
+    registrantUserId: (appId: string, keyKind: ApiKeyKind, body: Registrant) =>
+      registrantUserId(sessions, appId, keyKind, body),
+
     /** Creation options for the browser, and a challenge stored for `create`. */
     async beginRegistration(appId: string, input: RegistrationBeginRequest) {
       const app = await k.app(appId);
@@ -148,6 +148,7 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
         authenticator_type: attachment,
       });
       const names = await userNames(user);
+      const { generateRegistrationOptions } = await webauthnLibrary();
       const options = await generateRegistrationOptions({
         rpName: app.settings.webauthn.rp_name ?? app.name,
         rpID: rpId,
@@ -202,6 +203,7 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
           'webauthn_challenge_not_found',
           'The credential answers a challenge issued for another user.',
         );
+      const { verifyRegistrationResponse } = await webauthnLibrary();
       const verification = await libraryVerdict(() =>
         verifyRegistrationResponse({
           response: credential as unknown as RegistrationResponseJSON,
@@ -262,6 +264,7 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
         user_verification: uv,
         authenticator_type: null,
       });
+      const { generateAuthenticationOptions } = await webauthnLibrary();
       const options = await generateAuthenticationOptions({
         rpID: rpId,
         challenge: owned(fromBase64Url(challenge)),
@@ -308,6 +311,7 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
       ) {
         throw new LatchkeyError('webauthn_credential_not_allowed');
       }
+      const { verifyAuthenticationResponse } = await webauthnLibrary();
       const verification = await libraryVerdict(() =>
         verifyAuthenticationResponse({
           response: assertion as unknown as AuthenticationResponseJSON,
@@ -355,7 +359,8 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
   };
 }
 
-function readClientData(clientDataJSON: string) {
+async function readClientData(clientDataJSON: string) {
+  const { decodeClientDataJSON } = await webauthnLibrary();
   let decoded: unknown;
   try {
     decoded = decodeClientDataJSON(clientDataJSON);

@@ -104,6 +104,7 @@ export const bitcoin: ChainModule = {
       wipe(payload);
     }
   },
+  decodeSecret: (encoded, options) => decodePrivateKey(encoded, networkOf(options)),
   address: p2wpkhAddress,
   isValidAddress: isValidBitcoinAddress,
 };

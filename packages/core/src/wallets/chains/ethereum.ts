@@ -56,6 +56,11 @@ export const ethereum: ChainModule = {
     return keyFrom(key, null);
   },
   encodePrivateKey: (privateKey) => `0x${hex.encode(privateKey)}`,
+  decodeSecret(encoded) {
+    const key = parseHex(encoded, 32);
+    if (!key) throw invalidPrivateKey('An ethereum private key is 32 bytes of hex.');
+    return key;
+  },
   address: ethereumAddress,
   isValidAddress: isValidEthereumAddress,
 };

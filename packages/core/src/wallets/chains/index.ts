@@ -15,6 +15,29 @@ export const chainModules: Readonly<Record<WalletType, ChainModule>> = {
 };
 
 export { bitcoin } from './bitcoin.js';
+export { type ParsedPsbt, parsePsbt, signBitcoinMessage, signPsbt } from './bitcoin-sign.js';
+export { ed25519Sign, ed25519SigningKey } from './ed25519-sign.js';
+export {
+  type EthTransactionInput,
+  type EvmFacts,
+  ethTransactionFacts,
+  parseEthTransaction,
+  signEthereumMessage,
+  signEthereumTypedData,
+  signEthTransaction,
+  type TypedDataInput,
+  typedDataFacts,
+} from './ethereum-sign.js';
+export { polkadotWrapBytes, signPolkadotMessage } from './polkadot-sign.js';
+export { parseSolanaMessage } from './solana-message.js';
+export {
+  parseStellarEnvelope,
+  STELLAR_PASSPHRASES,
+  type StellarEnvelope,
+  signStellarEnvelope,
+  signStellarMessage,
+  stellarTransactionHash,
+} from './stellar-sign.js';
 export { wipe } from './bytes.js';
 export { ethereum, ethereumAddressesEqual, isValidEthereumAddress, toChecksumAddress } from './ethereum.js';
 export {

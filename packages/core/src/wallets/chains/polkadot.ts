@@ -86,6 +86,11 @@ export const polkadot: ChainModule = {
     }
   },
   encodePrivateKey: (privateKey) => `0x${hex.encode(privateKey)}`,
+  decodeSecret(encoded) {
+    const key = parseHex(encoded, 32, 64);
+    if (!key) throw invalidPrivateKey('A DOT private key is 32 or 64 bytes of hex.');
+    return key;
+  },
   address: (publicKey) => ss58Encode(publicKey),
   isValidAddress: (address) => ss58Decode(address) !== undefined,
 };

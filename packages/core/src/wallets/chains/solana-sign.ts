@@ -1,8 +1,8 @@
-import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
-import { VersionedMessage } from '@solana/web3.js';
 import { LatchkeyError } from '../../errors.js';
-import { bytesEqual, wipe } from './bytes.js';
+import { bytesEqual } from './bytes.js';
+import { type Ed25519SigningKey, ed25519SigningKey } from './ed25519-sign.js';
+import { parseSolanaMessage } from './solana-message.js';
 
 const TRANSACTION_FIELD = 'sol_transaction.transaction';
 const SIGNATURE_LENGTH = 64;
@@ -36,15 +36,19 @@ function seedOf(secretKey: Uint8Array): Uint8Array {
   throw new LatchkeyError('internal_error', 'A solana secret key is 32 or 64 bytes.');
 }
 
-function signerPublicKey(secretKey: Uint8Array, expectedSigner: Uint8Array | string): Uint8Array {
-  const publicKey = ed25519.getPublicKey(seedOf(secretKey));
+/** A signing key for the wallet's seed, refusing a secret key that is not `expectedSigner`'s. */
+async function walletSigningKey(
+  secretKey: Uint8Array,
+  expectedSigner: Uint8Array | string,
+): Promise<Ed25519SigningKey> {
+  const key = await ed25519SigningKey(seedOf(secretKey));
   const expected = typeof expectedSigner === 'string' ? base58.decode(expectedSigner) : expectedSigner;
-  const consistent = secretKey.length === 32 || bytesEqual(secretKey.subarray(32), publicKey);
+  const consistent = secretKey.length === 32 || bytesEqual(secretKey.subarray(32), key.publicKey);
   // A key that is not the wallet's is our bug, not the caller's.
-  if (!consistent || !bytesEqual(publicKey, expected)) {
+  if (!consistent || !bytesEqual(key.publicKey, expected)) {
     throw new LatchkeyError('internal_error', "The secret key is not the wallet's key.");
   }
-  return publicKey;
+  return key;
 }
 
 /**
@@ -53,39 +57,29 @@ function signerPublicKey(secretKey: Uint8Array, expectedSigner: Uint8Array | str
  * `numRequiredSignatures` static account keys are the signers, in signature-slot order. The
  * message is parsed to find the wallet's slot, and the original message bytes are what is signed.
  */
-export function signSolanaTransaction(
+export async function signSolanaTransaction(
   serialized: Uint8Array,
   secretKey: Uint8Array,
   expectedSigner: Uint8Array | string,
-): SignedSolanaTransaction {
-  const publicKey = signerPublicKey(secretKey, expectedSigner);
+): Promise<SignedSolanaTransaction> {
+  const key = await walletSigningKey(secretKey, expectedSigner);
+  const publicKey = key.publicKey;
   const count = readCompactU16(serialized, 0);
   if (!count || count.value === 0) throw invalidTransaction('This is not a serialized Solana transaction.');
   const messageStart = count.size + count.value * SIGNATURE_LENGTH;
   const messageBytes = serialized.subarray(messageStart);
-  let message: VersionedMessage;
-  try {
-    // A first message byte with the high bit set is a versioned message (0x80 | version); the
-    // library tells legacy and v0 apart that way.
-    message = VersionedMessage.deserialize(messageBytes);
-    // Re-serializing gives back the exact bytes only when nothing was ignored or misread
-    // (trailing bytes, a short buffer read as zeros), so what was checked is what is signed.
-    if (!bytesEqual(message.serialize(), messageBytes)) throw new Error('Message does not round-trip.');
-  } catch (cause) {
-    throw invalidTransaction('This is not a serialized Solana transaction.', cause);
-  }
-  const required = message.header.numRequiredSignatures;
+  // The parse is exact (no trailing bytes, nothing read past the end or in a longer form than
+  // needed), so what was checked is what is signed.
+  const message = messageStart < serialized.length ? parseSolanaMessage(messageBytes) : undefined;
+  if (!message) throw invalidTransaction('This is not a serialized Solana transaction.');
+  const required = message.numRequiredSignatures;
   if (required !== count.value || required > message.staticAccountKeys.length) {
     throw invalidTransaction('The transaction has a different number of signatures than required signers.');
   }
-  const slot = message.staticAccountKeys
-    .slice(0, required)
-    .findIndex((key) => bytesEqual(key.toBytes(), publicKey));
+  const slot = message.staticAccountKeys.slice(0, required).findIndex((key) => bytesEqual(key, publicKey));
   if (slot < 0) throw new LatchkeyError('wallet_not_a_signer', undefined, { field: TRANSACTION_FIELD });
 
-  const seed = seedOf(secretKey).slice();
-  const signature = ed25519.sign(messageBytes, seed);
-  wipe(seed);
+  const signature = await key.sign(messageBytes);
   const signedTransaction = serialized.slice();
   signedTransaction.set(signature, count.size + slot * SIGNATURE_LENGTH);
   return { signature: base58.encode(signature), signedTransaction };
@@ -96,13 +90,13 @@ export function signSolanaTransaction(
  * transaction message are refused: their signature would authorise that transaction without the
  * signer checks of `signSolanaTransaction`.
  */
-export function signSolanaMessage(
+export async function signSolanaMessage(
   message: Uint8Array,
   secretKey: Uint8Array,
   expectedSigner: Uint8Array | string,
-): { signature: string } {
-  signerPublicKey(secretKey, expectedSigner);
-  if (looksLikeTransactionMessage(message)) {
+): Promise<{ signature: string }> {
+  const key = await walletSigningKey(secretKey, expectedSigner);
+  if (parseSolanaMessage(message)) {
     throw new LatchkeyError(
       'invalid_field',
       'This message is a Solana transaction; sign it as a transaction.',
@@ -111,18 +105,5 @@ export function signSolanaMessage(
       },
     );
   }
-  const seed = seedOf(secretKey).slice();
-  try {
-    return { signature: base58.encode(ed25519.sign(message, seed)) };
-  } finally {
-    wipe(seed);
-  }
-}
-
-function looksLikeTransactionMessage(bytes: Uint8Array): boolean {
-  try {
-    return bytesEqual(VersionedMessage.deserialize(bytes).serialize(), bytes);
-  } catch {
-    return false;
-  }
+  return { signature: base58.encode(await key.sign(message)) };
 }

@@ -59,6 +59,11 @@ export const solana: ChainModule = {
       wipe(secret);
     }
   },
+  decodeSecret(encoded) {
+    const secret = decodeSecretKey(encoded);
+    if (secret?.length !== 64) throw invalidPrivateKey('A solana private key is a 64-byte secret key.');
+    return secret;
+  },
   address: (publicKey) => {
     if (publicKey.length !== 32) throw new Error('A solana public key is 32 bytes.');
     return base58.encode(publicKey);

@@ -71,6 +71,11 @@ export const stellar: ChainModule = {
     return keyFrom(seed, null);
   },
   encodePrivateKey: (privateKey) => strKeyEncode(strKeyVersion.secretSeed, privateKey),
+  decodeSecret(encoded) {
+    const seed = strKeyDecode(strKeyVersion.secretSeed, encoded);
+    if (!seed) throw invalidPrivateKey('A Stellar private key is an S… secret seed.');
+    return seed;
+  },
   address: (publicKey) => strKeyEncode(strKeyVersion.publicKey, publicKey),
   isValidAddress: (address) => strKeyDecode(strKeyVersion.publicKey, address) !== undefined,
 };

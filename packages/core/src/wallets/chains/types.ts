@@ -32,6 +32,11 @@ export interface ChainModule {
   fromPrivateKey(encoded: string, options?: ChainOptions): DerivedKey;
   /** The inverse of `fromPrivateKey`: what a wallet app's "import private key" accepts. */
   encodePrivateKey(privateKey: Uint8Array, options?: ChainOptions): string;
+  /**
+   * The raw secret of a key in `encodePrivateKey`'s form, without deriving its public key: for
+   * signing with a key the vault has authenticated (for solana, the 64-byte seed ‖ public key).
+   */
+  decodeSecret(encoded: string, options?: ChainOptions): Uint8Array;
   address(publicKey: Uint8Array, options?: ChainOptions): string;
   isValidAddress(address: string, options?: ChainOptions): boolean;
 }
