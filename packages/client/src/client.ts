@@ -30,8 +30,6 @@ export interface LatchkeyClientOptions {
 /** What the sign-in helpers share: the typed call, the session and the options. */
 export interface ClientCore {
   call: Call<BrowserRoute>;
-  /** The same transport without the public-route restriction, for routes the server opens later. */
-  callAny: Call<Route>;
   options: LatchkeyClientOptions;
   session: {
     get(): SessionState | null;
@@ -53,8 +51,7 @@ export function createClientCore(options: LatchkeyClientOptions) {
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(persistence === 'none' ? { credentials: 'include' as const } : {}),
   };
-  const callAny = createTransport(transportOptions);
-  const call = callAny as Call<BrowserRoute>;
+  const call: Call<BrowserRoute> = createTransport(transportOptions);
   const store = createSessionStore(persistence, options.storageKey ?? 'latchkey.session');
   let timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -136,7 +133,6 @@ export function createClientCore(options: LatchkeyClientOptions) {
 
   const core: ClientCore = {
     call,
-    callAny,
     options,
     session: { get: store.get, credential, accept },
     hostPost: (path, body) => {

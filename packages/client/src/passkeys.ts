@@ -23,23 +23,23 @@ export const passkeys = (core: ClientCore) => ({
         error_type: 'session_required',
         message: 'Sign in first: a passkey is added to the signed-in user.',
       });
-    const begun = (await core.callAny('post /v1/auth/webauthn/registrations/begin', {
+    const begun = await core.call('post /v1/auth/webauthn/registrations/begin', {
       body: {
         ...session,
         domain: input.domain ?? pageDomain(),
         ...(input.authenticator_type ? { authenticator_type: input.authenticator_type } : {}),
-      } as never,
-    })) as components['schemas']['WebAuthnRegistrationBeginResponse'];
+      },
+    });
     const credential = await startRegistration({
       optionsJSON: begun.public_key_credential_creation_options.publicKey as never,
     });
-    return (await core.callAny('post /v1/auth/webauthn/registrations/create', {
+    return core.call('post /v1/auth/webauthn/registrations/create', {
       body: {
         ...session,
-        public_key_credential: credential,
+        public_key_credential: credential as never,
         ...(input.name ? { name: input.name } : {}),
-      } as never,
-    })) as components['schemas']['WebAuthnRegistrationCreateResponse'];
+      },
+    });
   },
   /** Signs in with any passkey of this domain the authenticator holds (discoverable credentials). */
   signIn: async (input: { domain?: string } = {}) => {

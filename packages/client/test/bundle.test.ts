@@ -5,7 +5,11 @@ import { bundleBrowserEntry } from '../scripts/bundle.js';
 
 /** The routes the server documents as secret-key only, as `/v1/...` paths. */
 function secretOnlyPaths(): string[] {
-  const latchkey = createLatchkey({ storage: memoryStorage(), secret: 's'.repeat(40), sender: { send: async () => {} } });
+  const latchkey = createLatchkey({
+    storage: memoryStorage(),
+    secret: 's'.repeat(40),
+    sender: { send: async () => {} },
+  });
   const doc = latchkey.openapi() as unknown as {
     paths: Record<string, Record<string, { security?: Array<Record<string, string[]>> }>>;
   };
@@ -24,7 +28,9 @@ describe('the browser entry', () => {
     const secretOnly = secretOnlyPaths();
     expect(secretOnly).toContain('/v1/auth/users');
     expect(secretOnly).toContain('/v1/wallets/create');
-    const leaked = secretOnly.filter((path) => code.includes(`${path}"`) || code.includes(`${path}'`) || code.includes(`${path}\``));
+    const leaked = secretOnly.filter(
+      (path) => code.includes(`${path}"`) || code.includes(`${path}'`) || code.includes(`${path}\``),
+    );
     expect(leaked).toEqual([]);
     // The public routes it uses are there, so the search looks at the right text.
     expect(code).toContain('/v1/auth/otps/verify');

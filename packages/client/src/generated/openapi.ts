@@ -2943,7 +2943,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start registering a WebAuthn credential (passkey) for a user: creation options (beta) */
+        /**
+         * Start registering a WebAuthn credential (passkey) for a user: creation options (beta)
+         * @description With the secret key, `user_id` names the user. With the public token, the body carries exactly one of the user's live `session_token` or `session_jwt` and no `user_id` (naming a user needs the secret key: 403 `secret_key_required`); the credential goes to that session's user, and a revoked or expired session is refused (401 `session_not_found`).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3055,7 +3058,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Verify the browser's new credential against its challenge and store it (beta) */
+        /**
+         * Verify the browser's new credential against its challenge and store it (beta)
+         * @description With the secret key, `user_id` names the user. With the public token, the body carries exactly one of the user's live `session_token` or `session_jwt` and no `user_id` (naming a user needs the secret key: 403 `secret_key_required`); the credential goes to that session's user, and a revoked or expired session is refused (401 `session_not_found`).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3646,6 +3652,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/wallets/{wallet_id}/sign_message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign a message as wallet apps of the chain do (EIP-191, ed25519, sr25519, SEP-53, BIP-322) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    wallet_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SignMessageRequest"];
+                };
+            };
+            responses: {
+                /** @description The signature */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SignMessageResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/wallets/{wallet_id}/sign_transaction": {
         parameters: {
             query?: never;
@@ -3655,7 +3775,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign a Solana transaction (legacy or v0) with a solana wallet */
+        /** Sign a transaction of the wallet's chain: Solana, EVM, a bitcoin PSBT or a Stellar envelope */
         post: {
             parameters: {
                 query?: never;
@@ -3678,6 +3798,120 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["SignTransactionResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallets/{wallet_id}/sign_typed_data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign EIP-712 typed data (v4) with an ethereum wallet */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    wallet_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SignTypedDataRequest"];
+                };
+            };
+            responses: {
+                /** @description The signature */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SignTypedDataResponse"];
                     };
                 };
                 /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
@@ -5339,6 +5573,56 @@ export interface components {
             request_id: string;
             status_code: number;
         };
+        EthTransactionFields: {
+            /**
+             * @description The EVM chain id as a decimal string (EIP-155), e.g. "1".
+             * @example 1
+             */
+            chain_id: string;
+            data?: string;
+            /**
+             * @description The gas limit, a non-negative integer as a decimal string.
+             * @example 21000
+             */
+            gas_limit: string;
+            /**
+             * @description Legacy gas price (wei), a non-negative integer as a decimal string.
+             * @example 21000
+             */
+            gas_price?: string;
+            /**
+             * @description EIP-1559 max fee per gas (wei), a non-negative integer as a decimal string.
+             * @example 21000
+             */
+            max_fee_per_gas?: string;
+            /**
+             * @description EIP-1559 max priority fee per gas (wei), a non-negative integer as a decimal string.
+             * @example 21000
+             */
+            max_priority_fee_per_gas?: string;
+            /**
+             * @description The nonce, a non-negative integer as a decimal string.
+             * @example 21000
+             */
+            nonce: string;
+            to: string;
+            /** @description `eip1559` (or 2) or `legacy` (or 0, EIP-155); when absent, legacy if `gas_price` is given, else EIP-1559. */
+            type?: ("legacy" | "eip1559") | 0 | 2;
+            /**
+             * @description Wei sent, a non-negative integer as a decimal string.
+             * @example 21000
+             */
+            value?: string;
+        };
+        EthTransactionSerialized: {
+            /**
+             * @description When given, must equal the transaction's.
+             * @example 1
+             */
+            chain_id?: string;
+            /** @description The unsigned transaction as serialized for signing, 0x-hex. */
+            serialized: string;
+        };
         Event: {
             app_id: string;
             /** @description Unix seconds */
@@ -5572,8 +5856,36 @@ export interface components {
             wallet_client_type: string | null;
             wallet_pk_id: string;
         };
+        SignMessageRequest: {
+            /**
+             * @description `utf8` text (default), or bytes as `hex` (0x optional) or `base64`.
+             * @default utf8
+             * @enum {string}
+             */
+            encoding: "utf8" | "hex" | "base64";
+            /** @description The message, in `encoding`. */
+            message: string;
+        };
+        SignMessageResponse: {
+            /**
+             * @description The signature's encoding: `hex` (0x) for ethereum (65 bytes) and DOT, `base58` for solana, `base64` for XLM and bitcoin (BIP-322 witness).
+             * @enum {string}
+             */
+            encoding: "hex" | "base58" | "base64";
+            signature: string;
+            wallet_id: string;
+        };
+        /** @description Exactly one of `sol_transaction`, `eth_transaction`, `btc_psbt`, `xlm_transaction`. */
         SignTransactionRequest: {
-            sol_transaction: {
+            /** @description For bitcoin wallets: the inputs paying the wallet's address are signed. */
+            btc_psbt?: {
+                /** @description A BIP-174 PSBT, base64. */
+                psbt: string;
+            };
+            /** @description For ethereum wallets: EIP-1559 or legacy EIP-155, as fields or serialized. */
+            eth_transaction?: components["schemas"]["EthTransactionFields"] | components["schemas"]["EthTransactionSerialized"];
+            /** @description For solana wallets: a legacy or v0 transaction. */
+            sol_transaction?: {
                 /**
                  * @default base64
                  * @enum {string}
@@ -5582,13 +5894,45 @@ export interface components {
                 /** @description The serialized transaction in `encoding`. */
                 transaction: string;
             };
+            /** @description For XLM wallets. */
+            xlm_transaction?: {
+                /** @description The network's passphrase; the wallet's network (public or testnet) when absent. */
+                network_passphrase?: string;
+                /** @description A TransactionEnvelope (v0, v1 or fee bump), base64 XDR. */
+                transaction: string;
+            };
         };
         SignTransactionResponse: {
-            /** @description Base58 ed25519 signature: the transaction's signature for this wallet. */
-            signature: string;
-            /** @description The signed transaction, encoded like the input. */
+            /** @description Solana: the wallet's base58 ed25519 signature (the transaction's id when it pays the fee). XLM: the wallet's signature, base64. */
+            signature?: string;
+            /** @description Solana: the signed transaction, encoded like the input. Ethereum: the signed raw transaction, 0x-hex. Bitcoin: the PSBT with the wallet's inputs signed (not finalised), base64. XLM: the envelope with the signature added, base64 XDR. */
             signed_transaction: string;
+            /** @description Ethereum and XLM: the transaction's hash, hex (0x-prefixed for ethereum). */
+            transaction_hash?: string;
             wallet: components["schemas"]["SigningWallet"];
+            wallet_id: string;
+        };
+        SignTypedDataRequest: {
+            /** @description EIP-712 typed data as `eth_signTypedData_v4` takes it. */
+            typed_data: {
+                domain: {
+                    [key: string]: unknown;
+                };
+                message: {
+                    [key: string]: unknown;
+                };
+                primaryType: string;
+                types: {
+                    [key: string]: {
+                        name: string;
+                        type: string;
+                    }[];
+                };
+            };
+        };
+        SignTypedDataResponse: {
+            /** @description 0x-hex, 65 bytes (r ‖ s ‖ v). */
+            signature: string;
             wallet_id: string;
         };
         StrengthCheckRequest: {
@@ -6004,7 +6348,12 @@ export interface components {
              * @example example.com
              */
             domain: string;
-            user_id: string;
+            /** @description With the public token: the user's live session JWT (or send `session_token`). */
+            session_jwt?: string;
+            /** @description With the public token: the user's live session token (or send `session_jwt`); the credential goes to that session's user. */
+            session_token?: string;
+            /** @description The user to add the credential to. Secret key only; required with it. */
+            user_id?: string;
         };
         WebAuthnRegistrationBeginResponse: {
             public_key_credential_creation_options: components["schemas"]["WebAuthnCreationOptions"];
@@ -6014,7 +6363,12 @@ export interface components {
             /** @description A label for the credential, shown in the user view. */
             name?: string;
             public_key_credential: components["schemas"]["WebAuthnRegistrationCredential"];
-            user_id: string;
+            /** @description With the public token: the user's live session JWT (or send `session_token`). */
+            session_jwt?: string;
+            /** @description With the public token: the user's live session token (or send `session_jwt`); the credential goes to that session's user. */
+            session_token?: string;
+            /** @description The user to add the credential to. Secret key only; required with it. */
+            user_id?: string;
         };
         WebAuthnRegistrationCreateResponse: {
             user_id: string;
@@ -6097,4 +6451,6 @@ export type PublicRoute =
   | 'post /v1/auth/wallets/challenge'
   | 'post /v1/auth/wallets/verify'
   | 'post /v1/auth/webauthn/authentications/begin'
-  | 'post /v1/auth/webauthn/authentications/complete';
+  | 'post /v1/auth/webauthn/authentications/complete'
+  | 'post /v1/auth/webauthn/registrations/begin'
+  | 'post /v1/auth/webauthn/registrations/create';
