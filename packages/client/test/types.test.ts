@@ -24,11 +24,9 @@ async function compileOnly() {
   await browser.otps.email.loginOrCreate({ email: 42 });
   // @ts-expect-error path parameters are required where the path has them
   await server.call('get /v1/auth/users/{user_id}', {});
-  const chain = 'dogecoin';
+  const challenge = { wallet_type: 'dogecoin', public_address: 'x' } as const;
   // @ts-expect-error `wallet_type` is one of the supported chains
-  await browser.call('post /v1/auth/wallets/challenge', {
-    body: { wallet_type: chain, public_address: 'x' },
-  });
+  await browser.call('post /v1/auth/wallets/challenge', { body: challenge });
 
   // And the right shapes compile, with the answers typed.
   const user = await server.call('get /v1/auth/users/{user_id}', { params: { user_id: 'user-1' } });
