@@ -8,7 +8,9 @@ import { redisRateLimiter } from '@latchkey/redis';
 import { outboxSender } from '@latchkey/senders';
 import express from 'express';
 import { Redis } from 'ioredis';
+import { accountRoutes } from './account-routes.js';
 import { serveAdminSocket } from './admin-socket.js';
+import { clientBundle } from './client-bundle.js';
 import type { ServerConfig } from './config.js';
 import { configureDemoApp, loadOrCreateDemoApp } from './demo-app.js';
 import { demoPages } from './pages.js';
@@ -48,11 +50,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   const app = express();
   app.disable('x-powered-by');
-  app.get('/', (_req, res) => {
-    res.type('text/plain').send('Latchkey example server. API under /v1; see /v1/openapi.json.\n');
-  });
+  app.use(await clientBundle());
   app.use(demoPages(demo.keys));
-  app.use(passkeysPage(latchkey, demo.keys));
+  app.use(passkeysPage(demo.keys));
+  app.use(accountRoutes(latchkey, demo.keys));
   app.use(latchkeyRouter(latchkey));
 
   const server = await listen(app, config);
