@@ -142,7 +142,7 @@ describe.skipIf(!haveChromium)('the example pages on @latchkey/client, in Chromi
     const out = await press(page, '#signout');
     expect(out.state, out.text).toBe('signed-out');
     expect(await heldSession(page)).toBeNull();
-    expect(await sessionStatus({ session_token: held.session_token })).toBe(404);
+    expect(await sessionStatus({ session_token: held.session_token })).toBe(401);
     expect(await page.evaluate(() => (window as any).sessionEvents)).toEqual([
       'signed-in',
       'refreshed',
