@@ -15,7 +15,7 @@ export function demoPages(keys: AppKeys): ExpressRouter {
     res.type('html').send(clientPage('Latchkey sign-in', keys.public_token, signInBody, signInScript));
   });
   router.get(MAGIC_LINK_PAGE, (_req, res) => {
-    res.type('html').send(clientPage('Latchkey magic link', keys.public_token, '', magicLinkScript));
+    res.type('html').send(clientPage('Signing you in…', keys.public_token, '', magicLinkScript));
   });
   return router;
 }
@@ -66,11 +66,18 @@ run('signout', async () => {
 }, 'signed-out');
 `;
 
-const magicLinkScript = `show('working', 'Signing you in…');
+const magicLinkScript = `const heading = document.querySelector('h1');
+show('working', 'Signing you in…');
 try {
   const result = await lk.magicLinks.authenticateFromUrl();
-  if (result === null) show('no-token', 'No token in this link: open the link from your email.');
-  else show(result.link_type === 'signup' ? 'registered' : 'signed-in', result);
+  if (result === null) {
+    heading.textContent = 'No token in this link';
+    show('no-token', 'Open the link from your email.');
+  } else {
+    heading.textContent = result.link_type === 'signup' ? 'Welcome, you are registered' : 'You are signed in';
+    show(result.link_type === 'signup' ? 'registered' : 'signed-in', result);
+  }
 } catch (err) {
+  heading.textContent = 'This link did not work';
   show('failed', err.status + ' ' + err.error_type + ': ' + err.message);
 }`;
