@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { type AppKeys, type Latchkey, LatchkeyError } from '@latchkey/core';
-import { looksLikeJwt, requireSession } from '@latchkey/express';
+import { latchkeyErrorHandler, looksLikeJwt, requireSession } from '@latchkey/express';
 import express, { type Request, type Response, Router } from 'express';
 
 export const ACCOUNT_TOTP = '/account/totp';
@@ -25,7 +26,7 @@ export function accountRoutes(latchkey: Latchkey, keys: AppKeys): Router {
         if (e.retryAfter !== undefined) res.set('retry-after', String(Math.max(1, Math.ceil(e.retryAfter))));
         res.status(e.status).json({
           status_code: e.status,
-          request_id: '',
+          request_id: `req_${randomBytes(12).toString('base64url')}`,
           error_type: e.errorType,
           error_message: e.message,
           ...(e.field === undefined ? {} : { error_field: e.field }),
@@ -78,5 +79,7 @@ export function accountRoutes(latchkey: Latchkey, keys: AppKeys): Router {
       latchkey.totps.recover(appId, { user_id, recovery_code: text(req, 'recovery_code'), ...session(req) }),
     ),
   );
+  // A body that is not JSON answers in the documented error shape too.
+  router.use(ACCOUNT_TOTP, latchkeyErrorHandler());
   return router;
 }

@@ -295,3 +295,56 @@ describe.skipIf(!haveChromium)('the example pages on @latchkey/client, in Chromi
     expect(await sessionStatus({ session_token: signedIn.json.session_token })).toBe(200);
   });
 });
+
+describe("the host's TOTP routes refuse bad input in the documented error shape", () => {
+  const post = async (route: string, body: string, bearer?: string) => {
+    const res = await fetch(`${file.server().url}/account/totp${route}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+      },
+      body,
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  it('without a session, with a wrong field type, a missing field or a body that is not JSON', async () => {
+    const anonymous = await post('/authenticate', JSON.stringify({ totp_code: '123456' }));
+    expect(anonymous).toMatchObject({
+      status: 401,
+      body: { status_code: 401, error_type: expect.any(String) },
+    });
+
+    const server = file.server();
+    const email = uniqueEmail('totp-bad');
+    const sent = await call(server.url, 'POST', '/v1/auth/otps/email/login_or_create', {
+      key: server.keys.public_token,
+      body: { email },
+    });
+    const code = (await readOutbox(path.join(server.dataDir, 'outbox.jsonl')))
+      .filter((e) => e.to === email)
+      .at(-1)!.code!;
+    const session = await call(server.url, 'POST', '/v1/auth/otps/verify', {
+      key: server.keys.public_token,
+      body: { method_id: sent.body.method_id, otp: code, session_expires_in: 5 },
+    });
+    const token = session.body.session_token as string;
+    for (const [route, body, error_type] of [
+      ['/authenticate', JSON.stringify({ totp_code: 123456 }), 'invalid_field'],
+      ['/authenticate', JSON.stringify({}), 'missing_field'],
+      ['/recover', JSON.stringify({ recovery_code: 'x'.repeat(5000) }), 'invalid_field'],
+      ['/verify', '{"totp_code":', 'invalid_json'],
+      ['/authenticate', JSON.stringify({ totp_code: '123456' }), 'totp_not_found'],
+    ] as const) {
+      const answer = await post(route, body, token);
+      expect(answer.status, `${route} ${body.slice(0, 40)}`).toBeGreaterThanOrEqual(400);
+      expect(answer.status).toBeLessThan(500);
+      expect(answer.body).toMatchObject({
+        status_code: answer.status,
+        error_type,
+        request_id: expect.any(String),
+      });
+    }
+  });
+});
