@@ -5,8 +5,9 @@ import path from 'node:path';
 import { readOutbox } from '@latchkey/senders';
 import { betterAuthTargets, dropSchema } from './better-auth-targets.js';
 import { startChild } from './child.js';
-import { ed25519SignRate } from './ed25519-rate.js';
+import { signingPrimitiveRates } from './ed25519-rate.js';
 import { type Measurement, measure, type Target } from './measure.js';
+import { sessionCheckRates } from './session-check-rate.js';
 import { signInTargets } from './sign-in-targets.js';
 import { walletAuthTargets } from './wallet-auth-targets.js';
 import { walletTargets } from './wallet-targets.js';
@@ -38,6 +39,11 @@ const dataDir = await mkdtemp(path.join(tmpdir(), 'latchkey-bench-'));
 const server = await startChild<ServerInfo>('./serve.ts', [], { LATCHKEY_DATA_DIR: dataDir, PORT: '0' });
 const bareExpress = await startChild<{ url: string }>('./bare-servers.ts', ['express']);
 const bareNode = await startChild<{ url: string }>('./bare-servers.ts', ['node']);
+// A host app with Latchkey embedded, its own routes behind requireSession (same storage kind).
+const host = await startChild<{ url: string; session_jwt: string; session_token: string }>(
+  './host-session-server.ts',
+  [],
+);
 // The peer, on the same Postgres (its own schema): only when DATABASE_URL is set.
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const peerSchema = `bench_better_auth_${randomBytes(4).toString('hex')}`;
@@ -116,6 +122,16 @@ try {
     { name: 'bare node:http', url: `${bareNode.info.url}/bare` },
     { name: 'bare Express', url: `${bareExpress.info.url}/bare` },
     { name: 'GET /v1/health', url: `${url}/v1/health` },
+    {
+      name: 'host Express route, requireSession (jwt mode)',
+      url: `${host.info.url}/jwt/me`,
+      headers: { authorization: `Bearer ${host.info.session_jwt}` },
+    },
+    {
+      name: 'host Express route, requireSession (token mode)',
+      url: `${host.info.url}/token/me`,
+      headers: { authorization: `Bearer ${host.info.session_token}` },
+    },
     ...peerTargets,
     { name: 'GET /v1/auth/users/{id}', url: `${url}/v1/auth/users/${user.user_id}`, headers: secret },
     {
@@ -153,7 +169,8 @@ try {
     process.stdout.write(`  ${target.name} …\n`);
     results.push(await measure(target, { duration, connections }));
   }
-  results.push(ed25519SignRate(Math.min(duration, 3)));
+  if (!only || only.test('sessions.check')) results.push(...(await sessionCheckRates(duration, connections)));
+  results.push(...(await signingPrimitiveRates(Math.min(duration, 3))));
   const ceiling = results.find((r) => r.name === 'bare Express')!.requests_per_second;
   const rows = results.map((r) => ({
     ...r,
@@ -188,7 +205,7 @@ try {
   await writeFile(new URL('../results/latest.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
   console.log('Written to bench/results/latest.json');
 } finally {
-  await Promise.all([server.stop(), bareExpress.stop(), bareNode.stop(), peer?.stop()]);
+  await Promise.all([server.stop(), bareExpress.stop(), bareNode.stop(), host.stop(), peer?.stop()]);
   if (peer && databaseUrl) await dropSchema(databaseUrl, peerSchema);
   await rm(dataDir, { recursive: true, force: true });
 }

@@ -30,6 +30,23 @@ export async function walletTargets(
         .map((user_id) => call('POST', '/v1/wallets/create', { user_id, wallet_type: 'ethereum' })),
     );
   }
+  // Users with no wallet yet: their first create also makes (and seals) their seed.
+  const newUsers: string[] = [];
+  for (let i = 0; i < creates; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, creates - i) }, () => call('POST', '/v1/auth/users', {})),
+    );
+    newUsers.push(...batch.map((b) => b.user_id!));
+  }
+  const messageSigners = Object.fromEntries(
+    await Promise.all(
+      WALLET_TYPES.map(async (wallet_type) => {
+        const user = await call('POST', '/v1/auth/users', {});
+        const w = await call('POST', '/v1/wallets/create', { user_id: user.user_id, wallet_type });
+        return [wallet_type, w.id!] as const;
+      }),
+    ),
+  );
   const signer = (await call('POST', '/v1/wallets/create', { user_id: users[0], wallet_type: 'solana' })) as {
     id: string;
     public_address: string;
@@ -57,6 +74,26 @@ export async function walletTargets(
         amount: creates - 1,
       };
     }),
+    (() => {
+      let next = 0;
+      return {
+        name: `POST wallets/create ethereum (${creates} new users: seed made too)`,
+        url: `${url}/v1/wallets/create`,
+        method: 'POST' as const,
+        headers,
+        nextBody: () => ({ user_id: newUsers[next++ % newUsers.length], wallet_type: 'ethereum' }),
+        amount: creates,
+      };
+    })(),
+    ...WALLET_TYPES.map(
+      (wallet_type): Target => ({
+        name: `POST wallets/{id}/sign_message ${wallet_type}`,
+        url: `${url}/v1/wallets/${messageSigners[wallet_type]}/sign_message`,
+        method: 'POST',
+        headers,
+        body: { message: 'Sign in to example.com\nNonce: 8f2a61c0', encoding: 'utf8' },
+      }),
+    ),
     {
       name: 'POST wallets/create ethereum (existing)',
       url: `${url}/v1/wallets/create`,

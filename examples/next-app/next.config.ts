@@ -8,13 +8,16 @@ import type { NextConfig } from 'next';
 const latchkeyPackages = ['@latchkey/core', '@latchkey/memory', '@latchkey/next'];
 const projectDir = path.dirname(fileURLToPath(import.meta.url));
 
-/** `./…` path from this app to the file a package's `source` condition names. */
-function sourceEntry(name: string): string {
+/** For each export of a package (`@latchkey/next`, `@latchkey/next/edge`), the `./…` path from this app to its `source` file. */
+function sourceEntries(name: string): Array<[string, string]> {
   for (let dir = projectDir; ; dir = path.dirname(dir)) {
     const manifest = path.join(dir, 'node_modules', name, 'package.json');
     if (existsSync(manifest)) {
-      const source: string = JSON.parse(readFileSync(manifest, 'utf8')).exports['.'].source;
-      return `./${path.relative(projectDir, path.resolve(path.dirname(manifest), source))}`;
+      const exports: Record<string, { source: string }> = JSON.parse(readFileSync(manifest, 'utf8')).exports;
+      return Object.entries(exports).map(([subpath, { source }]) => [
+        path.posix.join(name, subpath),
+        `./${path.relative(projectDir, path.resolve(path.dirname(manifest), source))}`,
+      ]);
     }
     if (dir === path.dirname(dir)) throw new Error(`${name} is not installed`);
   }
@@ -26,7 +29,7 @@ const nextConfig: NextConfig = {
   // under NodeNext, also picks the TypeScript sources some dependencies ship (@scure/*) and cannot
   // compile them. `next dev` (Turbopack) works with these aliases.
   turbopack: {
-    resolveAlias: Object.fromEntries(latchkeyPackages.map((name) => [name, sourceEntry(name)])),
+    resolveAlias: Object.fromEntries(latchkeyPackages.flatMap(sourceEntries)),
   },
   // For `next build --webpack`: the same through webpack's own options.
   webpack: (config) => {

@@ -2,13 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createLatchkey } from '@latchkey/core';
+import { memoryStorage } from '@latchkey/memory';
+import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildIsFresh, freePort, type NextServer, nextBuild, nextStart } from './next-server.js';
+import { appDir, buildIsFresh, freePort, type NextServer, nextBuild, nextStart } from './next-server.js';
 
 // The example app served by a real `next start`: route handlers, bundling and all.
 let server: NextServer | undefined;
 let dataDir: string;
 let secretKey: string;
+let publicToken: string;
 
 beforeAll(async () => {
   if (!buildIsFresh()) await nextBuild();
@@ -22,6 +26,7 @@ beforeAll(async () => {
   const keys = JSON.parse(await readFile(path.join(dataDir, 'demo-app.json'), 'utf8'));
   expect(keys.app_id).toMatch(/^app_/);
   secretKey = keys.secret_key;
+  publicToken = keys.public_token;
 }, 300_000);
 
 afterAll(async () => {
@@ -88,5 +93,108 @@ describe('examples/next-app under next start', () => {
     const res = await fetch(`${server!.url}/`);
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('/api/v1/health');
+  });
+});
+
+/** A wallet sign-in through the app's /api routes, as a browser would make it. */
+async function signIn() {
+  const wallet = Wallet.createRandom();
+  const post = (p: string, body: unknown) =>
+    api(p, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${publicToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const challenge = await (
+    await post('/v1/auth/wallets/challenge', { wallet_type: 'ethereum', public_address: wallet.address })
+  ).json();
+  const signature = Buffer.from((await wallet.signMessage(challenge.challenge)).slice(2), 'hex').toString(
+    'base64',
+  );
+  const verify = await post('/v1/auth/wallets/verify', {
+    wallet_type: 'ethereum',
+    public_address: wallet.address,
+    nonce: challenge.nonce,
+    signature,
+    session_expires_in: 60,
+  });
+  expect(verify.status).toBe(200);
+  const body = await verify.json();
+  const cookie = verify.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  return {
+    ...body,
+    cookie,
+    revoke: () => post('/v1/auth/sessions/revoke', { session_jwt: body.session_jwt }),
+  };
+}
+
+/** A JWT of another App (another Latchkey instance altogether). */
+async function otherAppsJwt(): Promise<string> {
+  const other = createLatchkey({ storage: memoryStorage(), secret: randomBytes(32).toString('hex') });
+  const { app_id } = await other.apps.create({ name: 'Other' });
+  const { user_id } = await other.users.create(app_id, { email: 'other@example.com' });
+  const issued = await other.sessions.issue(
+    app_id,
+    user_id,
+    { type: 'otp', delivery_channel: 'email', method: { method_id: 'email_1', method_type: 'email' } },
+    { session_expires_in: 60 },
+  );
+  return issued.session_jwt as string;
+}
+
+const bearerOf = (credential: string) => ({ authorization: `Bearer ${credential}` });
+
+describe('host routes behind the session helpers', () => {
+  it('GET /api/me (withSession, token mode): 401 without, 200 with a JWT, 401 once revoked or from another App', async () => {
+    await expectErrorBody(await api('/me'), 401, 'session_required');
+    const s = await signIn();
+    const ok = await api('/me', { headers: bearerOf(s.session_jwt) });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ user_id: s.user_id, session_id: s.session.id });
+    expect((await (await api('/me', { headers: { cookie: s.cookie } })).json()).user_id).toBe(s.user_id);
+
+    await expectErrorBody(
+      await api('/me', { headers: bearerOf(await otherAppsJwt()) }),
+      401,
+      'invalid_session_jwt',
+    );
+    expect((await s.revoke()).status).toBe(200);
+    await expectErrorBody(await api('/me', { headers: bearerOf(s.session_jwt) }), 401, 'session_not_found');
+  });
+
+  it('middleware.ts on the edge: redirects without a session, passes a JWT (bearer or cookie) to the page', async () => {
+    const page = (headers: Record<string, string> = {}) =>
+      fetch(`${server!.url}/account`, { headers, redirect: 'manual' });
+    const none = await page();
+    expect(none.status).toBe(307);
+    const location = new URL(none.headers.get('location')!, server!.url);
+    expect(location.pathname).toBe('/');
+    expect(location.searchParams.get('signin')).toBe('required');
+
+    const s = await signIn();
+    for (const headers of [bearerOf(s.session_jwt), { cookie: s.cookie }]) {
+      const ok = await page(headers);
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain(`<code id="user-id">${s.user_id}</code>`);
+    }
+    expect((await page(bearerOf(await otherAppsJwt()))).status).toBe(307);
+    expect((await page(bearerOf(s.session_token))).status).toBe(307); // a token needs storage: not on the edge
+    expect((await page(bearerOf(`${s.session_jwt.slice(0, -4)}AAAA`))).status).toBe(307);
+    // It was built for the edge runtime, without Latchkey's server code.
+    const manifest = JSON.parse(
+      await readFile(path.join(appDir, '.next/server/middleware-manifest.json'), 'utf8'),
+    );
+    expect(manifest.middleware['/'].files).toContain('server/edge-runtime-webpack.js');
+    const bundle = await readFile(path.join(appDir, '.next/server/middleware.js'), 'utf8');
+    expect(bundle).toContain('JSON Web Key Set'); // jose's remote key set
+    // Texts of Latchkey's server code (the error catalogue, the session resolver) are not in it.
+    for (const serverCode of ['No live session matches', 'pass app_id to the session helpers'])
+      expect(bundle).not.toContain(serverCode);
+    // jwt mode: a revoked session passes until its JWT expires (documented in docs/host-sessions.md).
+    expect((await s.revoke()).status).toBe(200);
+    expect((await page(bearerOf(s.session_jwt))).status).toBe(200);
   });
 });

@@ -11,7 +11,9 @@ const nextBin = createRequire(path.join(appDir, 'package.json')).resolve('next/d
 
 /** Everything `next build` reads; the tests are left out, they do not change the output. */
 const buildInputs = [
-  ...['app', 'lib', 'next.config.ts', 'tsconfig.json', 'package.json'].map((p) => path.join(appDir, p)),
+  ...['app', 'lib', 'middleware.ts', 'next.config.ts', 'tsconfig.json', 'package.json'].map((p) =>
+    path.join(appDir, p),
+  ),
   ...['core', 'memory', 'next'].flatMap((pkg) =>
     ['src', 'package.json'].map((p) => path.join(repoDir, 'packages', pkg, p)),
   ),

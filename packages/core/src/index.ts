@@ -11,7 +11,7 @@ export type { Chain, TokenListing, TokenSymbol } from './balances/tokens.js';
 export { CHAINS, TOKEN_SYMBOLS, TOKENS } from './balances/tokens.js';
 export { fromBase64Url, timingSafeEqual, toBase64Url } from './crypto/encoding.js';
 export type { IdPrefix } from './crypto/ids.js';
-export { newId, newSecret } from './crypto/ids.js';
+export { newId, newRequestId, newSecret } from './crypto/ids.js';
 export type { HashPurpose, KeyedHasher } from './crypto/keyed-hash.js';
 export { keyedHasher } from './crypto/keyed-hash.js';
 export type { ErrorType, PolicyRuleRef } from './errors.js';
@@ -21,7 +21,33 @@ export { EVENT_TYPES } from './events/catalogue.js';
 export type { EventHandler } from './events/hooks.js';
 export type { EventListQuery, EventRecord, EventRepo } from './events/repo.js';
 export type { EventService } from './events/service.js';
+export type { ResolvedCookieOptions, SessionCookieOptions } from './host-sessions/cookies.js';
+export {
+  clearedSessionCookies,
+  cookiesForApiAnswer,
+  resolveCookieOptions,
+  sessionCookies,
+} from './host-sessions/cookies.js';
+export type { SessionCredential } from './host-sessions/credentials.js';
+export {
+  bearerCredential,
+  looksLikeJwt,
+  parseCookies,
+  SESSION_COOKIE_NAMES,
+} from './host-sessions/credentials.js';
+export { crossSiteRefused } from './host-sessions/csrf.js';
+export { hostErrorBody } from './host-sessions/error.js';
+export type {
+  HostRequest,
+  HostSession,
+  HostSessionOptions,
+  HostSessionResult,
+  LatchkeySessions,
+} from './host-sessions/resolver.js';
+export { hostSessionResolver } from './host-sessions/resolver.js';
 export type { ErrorBody } from './http/error-body.js';
+export { errorBody } from './http/error-body.js';
+export type { RouteClass, RoutePolicy } from './http/route-policy.js';
 export type { Latchkey } from './latchkey.js';
 export { createLatchkey } from './latchkey.js';
 export { isAllowedRedirect } from './magic-links/redirect-url.js';
@@ -55,8 +81,6 @@ export type { RateLimitDecision, RateLimiter } from './ports/rate-limiter.js';
 export type { OutboundMessage, Sender } from './ports/sender.js';
 export type { Storage } from './ports/storage.js';
 export type { RateLimitRepo } from './rate-limits/repo.js';
-export type { RouteClass } from './rate-limits/route-limits.js';
-export { routeClass } from './rate-limits/route-limits.js';
 export type { RouteRule } from './rate-limits/route-rules.js';
 export { storageRateLimiter } from './rate-limits/storage-rate-limiter.js';
 export type { SessionClaims, VerifySessionJwtOptions } from './sessions/jwt.js';
@@ -151,7 +175,12 @@ export type {
   WalletType,
 } from './wallets/repo.js';
 export { WALLET_TYPES } from './wallets/repo.js';
-export type { Wallet } from './wallets/schema.js';
+export type {
+  SignMessageRequest,
+  SignTransactionRequest,
+  SignTypedDataRequest,
+  Wallet,
+} from './wallets/schema.js';
 export type { WalletService } from './wallets/service.js';
 export type { SigningRequest, SignUnder } from './wallets/signing-request.js';
 export type { WebAuthnCredentialView } from './webauthn/credential-view.js';

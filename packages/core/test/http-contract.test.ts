@@ -331,7 +331,11 @@ describe('routing', () => {
     expect(wrong.headers.get('allow')).toBe('POST');
     const wrongOnParam = await t.call('DELETE', '/v1/auth/users/user_x');
     expect(wrongOnParam.status).toBe(405);
-    expect(wrongOnParam.headers.get('allow')).toBe('GET');
+    // HEAD is served wherever GET is (Hono answers it from the GET route), so Allow lists it.
+    expect(wrongOnParam.headers.get('allow')).toBe('GET, HEAD');
+    expect(wrongOnParam.headers.get('x-request-id')).toMatch(/^req_/);
+    const head = await t.call('HEAD', '/v1/auth/users/user_x');
+    expect(head.status).toBe(404);
   });
 
   it('serves health and the OpenAPI document without a key, and gives every response a request id', async () => {

@@ -1,4 +1,4 @@
-import { appSettingsSchema, routeClass, type Storage } from '@latchkey/core';
+import { appSettingsSchema, type RouteClass, type Storage } from '@latchkey/core';
 import { memoryStorage } from '@latchkey/memory';
 import { describe, expect, it } from 'vitest';
 import { expectErrorShape, testApp, testLatchkey } from './helpers.js';
@@ -230,17 +230,25 @@ describe('request timeout', () => {
 });
 
 describe('per-route rate limits', () => {
-  it('class the routes by their last step', () => {
+  it('class the routes by what each declares, not by its path', () => {
+    const doc = testLatchkey().latchkey.openapi() as unknown as {
+      paths: Record<string, Record<string, { 'x-latchkey-policy'?: { rate?: RouteClass } }>>;
+    };
+    const routeClass = (key: string) => {
+      const [method, path] = key.split(' ') as [string, string];
+      return doc.paths[path]?.[method.toLowerCase()]?.['x-latchkey-policy']?.rate;
+    };
     expect(routeClass('POST /v1/auth/otps/verify')).toBe('verify');
     expect(routeClass('POST /v1/auth/magic_links/authenticate')).toBe('verify');
-    expect(routeClass('POST /v1/auth/totps/recover')).toBe('verify');
     expect(routeClass('POST /v1/auth/webauthn/authentications/complete')).toBe('verify');
     expect(routeClass('POST /v1/auth/otps/email/login_or_create')).toBe('send');
     expect(routeClass('POST /v1/auth/otps/sms/send')).toBe('send');
     expect(routeClass('POST /v1/auth/wallets/challenge')).toBe('send');
     expect(routeClass('POST /v1/auth/passwords/strength_check')).toBe('compute');
     expect(routeClass('POST /v1/auth/sessions/authenticate')).toBe('other');
-    expect(routeClass('GET /v1/auth/users/{user_id}')).toBe('other');
+    // Secret-key routes take no public-token default.
+    expect(routeClass('POST /v1/auth/totps/recover')).toBeUndefined();
+    expect(routeClass('GET /v1/auth/users/{user_id}')).toBeUndefined();
   });
 
   it('limit public-token guesses per client IP by default, with 429 and Retry-After', async () => {

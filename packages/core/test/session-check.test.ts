@@ -86,6 +86,30 @@ describe('sessions.check', () => {
     expect(importKey).toHaveBeenCalledTimes(1);
   });
 
+  it('checks a JWT’s signature once, then answers from the verified claims until exp', async () => {
+    const { latchkey, appId, signIn, clock } = await setup();
+    const s = await signIn();
+    const verify = vi.spyOn(globalThis.crypto.subtle, 'verify');
+    for (let i = 0; i < 100; i++) await latchkey.sessions.check({ app_id: appId, session_jwt: s.jwt });
+    expect(verify).toHaveBeenCalledTimes(1);
+    const auth = await latchkey.sessions.check({ app_id: appId, session_jwt: s.jwt });
+    expect(() => (auth.factors as unknown[]).push({})).toThrow();
+    // Another JWT with the same header and claims but a changed signature is still checked, and refused.
+    const [h, p, sig] = s.jwt.split('.') as [string, string, string];
+    const forged = `${h}.${p}.${sig.slice(0, -2)}${sig.endsWith('AA') ? 'BB' : 'AA'}`;
+    await expect(latchkey.sessions.check({ app_id: appId, session_jwt: forged })).rejects.toMatchObject({
+      errorType: 'invalid_session_jwt',
+    });
+    // Held for another App, it is refused.
+    await expect(latchkey.sessions.check({ app_id: 'app_other', session_jwt: s.jwt })).rejects.toMatchObject({
+      status: 401,
+    });
+    clock.advance(decodeJwt(s.jwt).exp! - Math.floor(clock.now() / 1000) + 1);
+    await expect(latchkey.sessions.check({ app_id: appId, session_jwt: s.jwt })).rejects.toMatchObject({
+      errorType: 'invalid_session_jwt',
+    });
+  });
+
   it('token mode: a revoked session is refused at once; jwt mode accepts its JWT until exp', async () => {
     const { latchkey, appId, signIn, clock } = await setup();
     const s = await signIn();

@@ -4,12 +4,19 @@ import {
   SystemProgram,
   Transaction,
   TransactionMessage,
+  VersionedMessage,
   VersionedTransaction,
 } from '@solana/web3.js';
 import { decodeBase58, encodeBase58 } from 'ethers';
+import fc from 'fast-check';
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
-import { signSolanaMessage, signSolanaTransaction, solana } from '../src/wallets/chains/index.js';
+import {
+  parseSolanaMessage,
+  signSolanaMessage,
+  signSolanaTransaction,
+  solana,
+} from '../src/wallets/chains/index.js';
 
 const MNEMONIC =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -187,5 +194,48 @@ describe('signSolanaMessage', () => {
         expect.objectContaining({ errorType: 'invalid_field', field: 'message' }),
       );
     }
+  });
+});
+
+describe('parseSolanaMessage against @solana/web3.js', () => {
+  /** The oracle: web3.js reads the bytes as a message and serializes exactly them back. */
+  const web3Accepts = (bytes: Uint8Array) => {
+    try {
+      return Buffer.from(VersionedMessage.deserialize(bytes).serialize()).equals(Buffer.from(bytes));
+    } catch {
+      return false;
+    }
+  };
+
+  it('accepts exactly the messages web3.js round-trips, for real messages and every mutation of them', () => {
+    const messages = [
+      legacyTransaction(walletKey, walletKey).subarray(65),
+      v0Transaction(walletKey, walletKey).subarray(65),
+      legacyTransaction(other.publicKey, walletKey).subarray(129),
+      v0Transaction(other.publicKey, walletKey).subarray(129),
+    ];
+    for (const m of messages) expect(parseSolanaMessage(m)).toBeDefined();
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...messages),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }),
+        fc.integer({ min: -3, max: 3 }),
+        (base, edits, resize) => {
+          const bytes = new Uint8Array(Math.max(0, base.length + resize));
+          bytes.set(base.subarray(0, bytes.length));
+          for (const [at, value] of edits) if (bytes.length) bytes[at % bytes.length] = value;
+          expect(parseSolanaMessage(bytes) !== undefined).toBe(web3Accepts(bytes));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('refuses a compact-u16 in a longer form than needed, as the round trip does', () => {
+    const m = legacyTransaction(walletKey, walletKey).subarray(65);
+    // The account count (byte 3) re-encoded in two bytes: same value, longer form.
+    const long = new Uint8Array([...m.subarray(0, 3), m[3]! | 0x80, 0x00, ...m.subarray(4)]);
+    expect(web3Accepts(long)).toBe(false);
+    expect(parseSolanaMessage(long)).toBeUndefined();
   });
 });

@@ -7,11 +7,13 @@ import {
   mnemonicToMiniSecret,
   sr25519PairFromSeed,
 } from '@polkadot/util-crypto';
+import { HDKey } from '@scure/bip32';
 import { Keypair } from '@solana/web3.js';
 import { decodeBase58, encodeBase58, HDNodeWallet, Wallet } from 'ethers';
 import nacl from 'tweetnacl';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  bip39SeedAsync,
   bitcoin,
   chainModules,
   entropyFromMnemonic,
@@ -22,6 +24,8 @@ import {
   newMnemonic,
   normalizeMnemonic,
   polkadot,
+  polkadotMiniSecret,
+  polkadotMiniSecretAsync,
   slip10Ed25519,
   solana,
   stellar,
@@ -31,6 +35,7 @@ import {
   toChecksumAddress,
   wipe,
 } from '../src/wallets/chains/index.js';
+import { secp256k1FromSeed } from '../src/wallets/chains/secp256k1-hd.js';
 
 const ABANDON =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -124,12 +129,54 @@ describe('mnemonics', () => {
     expect(ethereum.deriveFromMnemonic(messy).address).toBe(ethereum.deriveFromMnemonic(ABANDON).address);
   });
 
+  it('stretches the seed on Web Crypto PBKDF2 to the same bytes: BIP39 vectors and every chain', async () => {
+    // The BIP39 reference vector (TREZOR passphrase aside: Latchkey uses none), and the ethers oracle.
+    const reference =
+      '5eb00bbddcf069084889a8ab9155568165f5c453ccb85e70811aaed6f6da5fc19a5ac40b389cd370d086206dec8aa6c43daea6690f20ad3d8d48b2d2ce9e38e4';
+    expect(hex(await bip39SeedAsync(ABANDON))).toBe(reference);
+    for (const m of [ABANDON, ILLNESS, ...randomMnemonics]) {
+      expect(hex(await bip39SeedAsync(m))).toBe(hex(bip39SeedOracle(m)));
+      expect(hex(await polkadotMiniSecretAsync(m))).toBe(hex(polkadotMiniSecret(m)));
+      for (const module of Object.values(chainModules)) {
+        for (const network of ['mainnet', 'testnet'] as const) {
+          const [sync, native] = [
+            module.deriveFromMnemonic(m, { network }),
+            await module.deriveFromMnemonicAsync(m, { network }),
+          ];
+          expect(native.address).toBe(sync.address);
+          expect(hex(native.privateKey)).toBe(hex(sync.privateKey));
+        }
+      }
+    }
+  });
+
   it('makes 12 and 24 words from the random source, and entropy round-trips', () => {
     expect(randomMnemonics[0]!.split(' ')).toHaveLength(12);
     expect(randomMnemonics[1]!.split(' ')).toHaveLength(24);
     expect(newMnemonic(counterRandom(1))).toBe(randomMnemonics[0]);
     for (const m of randomMnemonics) expect(mnemonicFromEntropy(entropyFromMnemonic(m))).toBe(m);
     expect(hex(entropyFromMnemonic(ABANDON))).toBe('00000000000000000000000000000000');
+  });
+});
+
+describe('BIP32', () => {
+  it('derives what @scure/bip32 derives, hardened and normal steps alike', () => {
+    const paths = [
+      "m/44'/60'/0'/0/0",
+      "m/84'/0'/0'/0/0",
+      "m/84'/1'/0'/0/7",
+      'm/0/1/2',
+      "m/2147483647'/1",
+      'm',
+    ];
+    for (const m of [ABANDON, ILLNESS, ...randomMnemonics]) {
+      for (const path of paths) {
+        const oracle = HDKey.fromMasterSeed(bip39SeedOracle(m)).derive(path).privateKey!;
+        expect(hex(secp256k1FromSeed(bip39SeedOracle(m), path)), `${path}`).toBe(hex(oracle));
+      }
+    }
+    expect(() => secp256k1FromSeed(bip39SeedOracle(ABANDON), "m/44'/x")).toThrow();
+    expect(() => secp256k1FromSeed(bip39SeedOracle(ABANDON), "44'/0")).toThrow();
   });
 });
 

@@ -3,17 +3,17 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import { cryptoWaitReady, signatureVerify } from '@polkadot/util-crypto';
 import { base58 } from '@scure/base';
 import {
-  Keypair as SolanaKeypair,
   PublicKey,
-  SystemProgram,
+  Keypair as SolanaKeypair,
   Transaction as SolanaTransaction,
+  SystemProgram,
 } from '@solana/web3.js';
 import {
   Asset,
-  Account as StellarAccount,
-  Keypair as StellarKeypair,
   Networks,
   Operation,
+  Account as StellarAccount,
+  Keypair as StellarKeypair,
   Transaction as StellarTransaction,
   TransactionBuilder,
 } from '@stellar/stellar-base';

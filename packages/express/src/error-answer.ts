@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { newRequestId, systemRandom } from '@latchkey/core';
 
 /**
  * Answers in Latchkey's documented error shape from the adapter itself, for what never reaches
@@ -12,7 +12,7 @@ export function answerError(
   error_message: string,
   extra: { error_field?: string; close?: boolean } = {},
 ): void {
-  const request_id = `req_${randomBytes(12).toString('base64url')}`;
+  const request_id = newRequestId(systemRandom);
   const body = JSON.stringify({
     status_code: status,
     request_id,

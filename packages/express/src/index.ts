@@ -1,5 +1,5 @@
-export type { SessionCookieOptions } from './cookies.js';
+export type { SessionCookieOptions } from '@latchkey/core';
 export type { LatchkeyHandler, LatchkeyRouterOptions } from './router.js';
 export { latchkeyErrorHandler, latchkeyRouter } from './router.js';
 export type { LatchkeySessions, SessionMiddlewareOptions } from './session.js';
-export { looksLikeJwt, optionalSession, requireSession, revokeSession } from './session.js';
+export { optionalSession, requireSession, revokeSession } from './session.js';

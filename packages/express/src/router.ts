@@ -1,20 +1,21 @@
-import type { Latchkey } from '@latchkey/core';
+import {
+  cookiesForApiAnswer,
+  errorCatalogue,
+  isLatchkeyError,
+  type Latchkey,
+  resolveCookieOptions,
+  type SessionCookieOptions,
+} from '@latchkey/core';
 import {
   type Request as ExpressRequest,
   type Response as ExpressResponse,
   type NextFunction,
   Router,
 } from 'express';
-import {
-  clearSessionCookies,
-  type ResolvedCookieOptions,
-  resolveCookieOptions,
-  type SessionCookieOptions,
-  setSessionCookies,
-} from './cookies.js';
 import { answerError } from './error-answer.js';
-import { settleUnreadBody } from './unread-body.js';
 import { sendResponse } from './send-response.js';
+import { appendCookies } from './session.js';
+import { settleUnreadBody } from './unread-body.js';
 import { webRequest } from './web-request.js';
 
 /** The part of a latchkey instance the router needs. */
@@ -51,7 +52,10 @@ export function latchkeyRouter(latchkey: LatchkeyHandler, options: LatchkeyRoute
       .fetch(toWebRequest(req), { clientIp: req.ip })
       .then(async (response) => {
         if (cookies && req.method === 'POST' && response.status === 200)
-          sessionCookies(req, res, cookies, await response.clone().text());
+          appendCookies(
+            res,
+            cookiesForApiAnswer(cookies, req.hostname ?? '', req.path, await response.clone().text()),
+          );
         // Answered before the body was read (413, 415, 401…): the connection must stay usable.
         settleUnreadBody(req, res);
         return sendResponse(response, res);
@@ -59,32 +63,6 @@ export function latchkeyRouter(latchkey: LatchkeyHandler, options: LatchkeyRoute
       .catch(next);
   });
   return router;
-}
-
-/** Sets the session cookies from an answer that issued a session, clears them after a revoke. */
-function sessionCookies(
-  req: ExpressRequest,
-  res: ExpressResponse,
-  cookies: ResolvedCookieOptions,
-  body: string,
-) {
-  if (req.path === '/v1/auth/sessions/revoke') {
-    clearSessionCookies(req, res, cookies);
-    return;
-  }
-  if (!body.includes('"session_jwt"')) return;
-  let parsed: { session_token?: unknown; session_jwt?: unknown; session?: { expires_at?: unknown } };
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return;
-  }
-  if (typeof parsed.session_jwt !== 'string' || typeof parsed.session?.expires_at !== 'number') return;
-  setSessionCookies(req, res, cookies, {
-    session_jwt: parsed.session_jwt,
-    ...(typeof parsed.session_token === 'string' ? { session_token: parsed.session_token } : {}),
-    expiresAt: parsed.session.expires_at,
-  });
 }
 
 /** Methods Node parses but a Web Request refuses to carry (Fetch's forbidden methods). */
@@ -174,19 +152,60 @@ const BODY_PARSER_ERRORS: Record<string, { status: number; error_type: string; e
   },
 };
 
+/** What an http-errors style 4xx (express.static, a router) is called in Latchkey's catalogue. */
+const STATUS_ERRORS: Record<number, string> = {
+  404: 'route_not_found',
+  405: 'method_not_allowed',
+  413: 'request_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
+export interface LatchkeyErrorHandlerOptions {
+  /**
+   * Answer every error in the documented shape, not only a body parser's: a LatchkeyError with
+   * its own type, another 4xx (express.static's 404, …) by its status, anything else as 500
+   * `internal_error` with no detail (the error goes to `report`, by default console.error). For
+   * the last handler of an app whose every answer should be JSON, never an HTML stack.
+   */
+  all?: boolean;
+  report?: (err: unknown) => void;
+}
+
 /**
  * For hosts that parse bodies before Latchkey (`app.use(express.json())`): the parser's own
  * errors happen before the router runs, so mount this after it to answer them in Latchkey's
  * documented error shape: `app.use('/auth', latchkeyRouter(latchkey), latchkeyErrorHandler())`.
- * Other errors pass on to the host's handlers.
+ * Other errors pass on to the host's handlers, unless `all` is set.
  */
-export function latchkeyErrorHandler() {
+export function latchkeyErrorHandler(options: LatchkeyErrorHandlerOptions = {}) {
+  const report = options.report ?? ((err: unknown) => console.error(err));
   return (err: unknown, _req: ExpressRequest, res: ExpressResponse, next: NextFunction): void => {
-    const known = BODY_PARSER_ERRORS[(err as BodyParserError | null)?.type ?? ''];
-    if (!known || res.headersSent) {
+    if (res.headersSent) {
       next(err);
       return;
     }
-    answerError(res, known.status, known.error_type, known.error_message);
+    const known = BODY_PARSER_ERRORS[(err as BodyParserError | null)?.type ?? ''];
+    if (known) {
+      answerError(res, known.status, known.error_type, known.error_message);
+      return;
+    }
+    if (!options.all) {
+      next(err);
+      return;
+    }
+    if (isLatchkeyError(err)) {
+      if (err.retryAfter !== undefined) res.setHeader('retry-after', String(err.retryAfter));
+      answerError(res, err.status, err.errorType, err.message, err.field ? { error_field: err.field } : {});
+      return;
+    }
+    const status = Number((err as { status?: unknown } | null)?.status);
+    if (Number.isInteger(status) && status >= 400 && status < 500) {
+      const type = STATUS_ERRORS[status] ?? 'invalid_field';
+      answerError(res, status, type, errorCatalogue[type as keyof typeof errorCatalogue].message);
+      return;
+    }
+    report(err);
+    answerError(res, 500, 'internal_error', errorCatalogue.internal_error.message);
   };
 }

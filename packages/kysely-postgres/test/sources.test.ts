@@ -25,7 +25,9 @@ describe('what the host passes in', () => {
     const none = {} as KyselyStorageOptions;
     const two = { pglite, db: new Kysely({ dialect: pgliteDialect(pglite, false) }) } as never;
     for (const options of [none, two]) {
-      await expect(kyselyStorage(options)).rejects.toBeInstanceOf(LatchkeyError);
+      const refused = kyselyStorage(options);
+      await expect(refused).rejects.toBeInstanceOf(LatchkeyError);
+      await expect(refused).rejects.toMatchObject({ errorType: 'internal_error' });
     }
   });
 

@@ -1,6 +1,7 @@
 import { createLatchkey, type Latchkey } from '@latchkey/core';
 import { base58 } from '@scure/base';
 import { Keypair, PublicKey, SystemProgram, Transaction, VersionedTransaction } from '@solana/web3.js';
+import { Transaction as EthTransaction } from 'ethers';
 import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, targets } from './targets.js';
@@ -117,6 +118,41 @@ describe.each(targets)('wallet policies on $name', (target) => {
     );
     expect(events.filter((e: any) => e.type === 'signature.made')).toHaveLength(N);
     expect(events.filter((e: any) => e.type === 'signature.refused')).toHaveLength(20 - N);
+  });
+
+  it('holds an EVM daily cap of N exactly under 20 concurrent eth_transaction requests', async () => {
+    const user = await call(a, 'POST', '/v1/auth/users', {
+      email: `${Math.random().toString(36).slice(2)}@example.com`,
+    });
+    const wallet = (
+      await call(a, 'POST', '/v1/wallets/create', { user_id: user.body.user_id, wallet_type: 'ethereum' })
+    ).body as { id: string; public_address: string };
+    const N = 6;
+    const policy = await call(a, 'POST', '/v1/wallets/policies', {
+      name: 'EVM daily cap',
+      wallet_id: wallet.id,
+      rules: [{ kind: 'evm_daily_value', max_wei: String(N * 1000), chain_id: '1' }],
+    });
+    expect(policy.status).toBe(200);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call(i % 2 ? b : a, 'POST', `/v1/wallets/${wallet.id}/sign_transaction`, {
+          eth_transaction: {
+            chain_id: '1',
+            to: '0x3535353535353535353535353535353535353535',
+            value: '1000',
+            nonce: String(i),
+            gas_limit: '21000',
+            max_fee_per_gas: '30000000000',
+          },
+        }),
+      ),
+    );
+    const passed = results.filter((r) => r.status === 200);
+    expect(passed).toHaveLength(N);
+    expect(results.filter((r) => r.status === 403)).toHaveLength(20 - N);
+    for (const r of passed)
+      expect(EthTransaction.from(r.body.signed_transaction).from).toBe(wallet.public_address);
   });
 
   it('keeps the audit trail newest first across pages, and out of reach of another App', async () => {

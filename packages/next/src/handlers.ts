@@ -1,6 +1,12 @@
-import type { Latchkey } from '@latchkey/core';
+import {
+  cookiesForApiAnswer,
+  type Latchkey,
+  resolveCookieOptions,
+  type SessionCookieOptions,
+} from '@latchkey/core';
 import { normalizeBasePath, stripBasePath } from './base-path.js';
 import { clientIpFromHeaders } from './client-ip.js';
+import { withCookies } from './session.js';
 
 /** The part of a latchkey instance the handlers need. */
 export type LatchkeyFetcher = Pick<Latchkey, 'fetch'>;
@@ -24,6 +30,13 @@ export interface LatchkeyHandlersOptions {
   clientIp?: (request: Request) => string | undefined;
   /** How many proxies (load balancer, CDN) stand in front of the app; default 1. */
   trustedProxyHops?: number;
+  /**
+   * Opt-in session cookies, as in the Express router: a successful sign-in or
+   * `sessions/authenticate` sets the session token and JWT cookies (HttpOnly, SameSite=Lax,
+   * Secure but on localhost); a successful `sessions/revoke` clears them. Pass the same value to
+   * `getSession` / `withSession`, which read them.
+   */
+  cookies?: boolean | SessionCookieOptions;
 }
 
 export type RouteHandler = (request: Request) => Promise<Response>;
@@ -51,11 +64,17 @@ export function latchkeyHandlers(
     options.clientIp ??
     ((request: Request) => clientIpFromHeaders(request.headers, options.trustedProxyHops ?? 1));
   const resolve = typeof source === 'function' ? source : () => source;
+  const cookies = resolveCookieOptions(options.cookies);
 
   const handle: RouteHandler = async (request) => {
     const latchkey = await resolve();
     const clientIp = clientIpOf(request);
-    return latchkey.fetch(forwardedRequest(request, basePath), clientIp ? { clientIp } : {});
+    const forwarded = forwardedRequest(request, basePath);
+    const response = await latchkey.fetch(forwarded, clientIp ? { clientIp } : {});
+    if (!cookies || request.method !== 'POST' || response.status !== 200) return response;
+    const url = new URL(forwarded.url);
+    const body = await response.clone().text();
+    return withCookies(response, cookiesForApiAnswer(cookies, url.hostname, url.pathname, body));
   };
   return { GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle };
 }

@@ -2,6 +2,7 @@ import type { Storage } from '@latchkey/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
 import { authRepoCases } from './suite-auth.js';
+import { stateTableCases } from './suite-states.js';
 import { makeTotp, totpRepoCases } from './suite-totps.js';
 import { walletChallengeRepoCases } from './suite-wallet-challenges.js';
 import { walletPolicyRepoCases } from './suite-wallet-policies.js';
@@ -217,6 +218,7 @@ export function runStorageConformance(target: ConformanceTarget): void {
     webauthnRepoCases(() => s);
     walletChallengeRepoCases(() => s);
     walletPolicyRepoCases(() => s);
+    stateTableCases(() => s);
 
     describe('transactions', () => {
       it('commits every write of a transaction', async () => {

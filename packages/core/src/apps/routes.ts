@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
-import { secretKeyOnly } from '../http/middleware.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
+import { policy } from '../http/route-policy.js';
 import { appViewSchema, settingsPatchSchema } from './schema.js';
 import { type AppService, appView } from './service.js';
 
@@ -11,7 +11,7 @@ const getApp = createRoute({
   path: '/v1/app',
   tags: ['app'],
   summary: "Read the calling App's name and settings",
-  ...secretKeyOnly,
+  ...policy({ key: 'secret' }),
   responses: { 200: jsonResponse('The App', appViewSchema), ...errorResponses(403) },
 });
 
@@ -20,7 +20,7 @@ const patchSettings = createRoute({
   path: '/v1/app/settings',
   tags: ['app'],
   summary: "Change the calling App's settings (JSON merge patch: given fields change, null resets)",
-  ...secretKeyOnly,
+  ...policy({ key: 'secret' }),
   request: jsonBody(settingsPatchSchema),
   responses: {
     200: jsonResponse('The App with its new settings', appViewSchema),

@@ -1,13 +1,13 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
-import { secretKeyOnly } from '../http/middleware.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
+import { policy } from '../http/route-policy.js';
 import { walletBalanceRequestSchema, walletBalanceResponseSchema } from './schema.js';
 import type { BalanceService } from './service.js';
 
 const balance = createRoute({
-  ...secretKeyOnly,
+  ...policy({ key: 'secret' }),
   tags: ['wallets'],
   method: 'post',
   path: '/v1/wallets/balance',

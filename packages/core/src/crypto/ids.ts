@@ -84,3 +84,6 @@ function encodeId(prefix: IdPrefix, time: number, tail: Uint8Array): string {
 /** An opaque bearer secret: `prefix` + base64url of `byteLength` random bytes. */
 export const newSecret = (prefix: string, random: RandomSource, byteLength = 32): string =>
   `${prefix}${toBase64Url(random.bytes(byteLength))}`;
+
+/** A request id, `req_` + 12 random bytes in base64url: the format of `x-request-id` and `request_id`. */
+export const newRequestId = (random: RandomSource): string => newSecret('req_', random, 12);

@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
-import { secretKeyOnly } from '../http/middleware.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
+import { policy } from '../http/route-policy.js';
 import {
   eventDetailSchema,
   eventIdParamsSchema,
@@ -13,7 +13,7 @@ import {
 } from './schema.js';
 import type { EventService } from './service.js';
 
-const common = { tags: ['events'], ...secretKeyOnly };
+const common = { tags: ['events'], ...policy({ key: 'secret' }) };
 
 const listEvents = createRoute({
   ...common,

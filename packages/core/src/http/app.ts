@@ -1,6 +1,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import { timeout } from 'hono/timeout';
 import { registerAppRoutes } from '../apps/routes.js';
 import type { AppService } from '../apps/service.js';
 import { registerBalanceRoutes } from '../balances/routes.js';
@@ -16,7 +18,7 @@ import type { OtpService } from '../otps/service.js';
 import { registerPasswordRoutes } from '../passwords/routes.js';
 import type { PasswordService } from '../passwords/service.js';
 import { routeLimitMiddleware } from '../rate-limits/route-limits.js';
-import { PUBLIC_JWKS_PATH, registerSessionRoutes } from '../sessions/routes.js';
+import { registerSessionRoutes } from '../sessions/routes.js';
 import type { SessionService } from '../sessions/service.js';
 import { registerTotpRoutes } from '../totps/routes.js';
 import type { TotpService } from '../totps/service.js';
@@ -43,9 +45,8 @@ import {
 } from './middleware.js';
 import { routeTable } from './route-table.js';
 import { securityHeadersMiddleware } from './security-headers.js';
-import { OPENAPI_PATH, registerSystemRoutes } from './system-routes.js';
+import { OPENAPI_ROUTE, registerSystemRoutes } from './system-routes.js';
 import { useTextResponses } from './text-response.js';
-import { timeoutMiddleware } from './timeout.js';
 import { validationError } from './validation-hook.js';
 
 export interface HttpServices {
@@ -73,10 +74,6 @@ export interface HttpOptions {
   onInternalError: (err: unknown, requestId: string) => void;
 }
 
-/** Paths served without an API key. */
-const isOpenPath = (path: string) =>
-  path === '/v1/health' || path === OPENAPI_PATH || path.startsWith(PUBLIC_JWKS_PATH);
-
 export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOptions): HttpApp {
   const app: HttpApp = new OpenAPIHono<HttpEnv>({
     defaultHook: async (result, c) => {
@@ -85,20 +82,34 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
     },
   });
 
-  const route = routeTable(app);
+  const route = routeTable(app, [OPENAPI_ROUTE]);
   app.use('*', async (c, next) => {
     useTextResponses(c);
     return next();
   });
   app.use('*', requestIdMiddleware(k.random));
   app.use('*', securityHeadersMiddleware);
+  // Inside the request id and headers, so its answer carries both: turns the not-found answer for a known path into a 405.
+  app.use(
+    '*',
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) => {
+        const res = errorResponse(c, new LatchkeyError('method_not_allowed'));
+        res.headers.set('allow', methods.join(', '));
+        return res;
+      },
+    }),
+  );
   app.use(
     '/v1/*',
     corsMiddleware({ route, listApps: services.apps.list, now: k.now, cacheSeconds: APP_CACHE_SECONDS }),
   );
-  app.use('/v1/*', timeoutMiddleware(options.requestTimeoutMs));
+  // Hono's timeout rejects with an HTTPException; onError answers with the Latchkey error inside.
+  // The work under way is not cancelled, so the request may still take effect: the error says so.
+  app.use('/v1/*', timeout(options.requestTimeoutMs, timedOut));
   app.use('/v1/*', urlTextMiddleware);
-  app.use('/v1/*', apiKeyMiddleware(services.apps, isOpenPath));
+  app.use('/v1/*', apiKeyMiddleware(services.apps, route.isOpen));
   app.use('/v1/*', jsonBodyMiddleware(options.maxBodyBytes));
   app.use('/v1/*', routeLimitMiddleware(k.rateLimiter, route));
 
@@ -118,15 +129,10 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   registerEventRoutes(app, services.events);
   registerWebhookRoutes(app, services.webhooks);
 
-  const allowedMethods = methodTable(app);
-  app.notFound((c) => {
-    const methods = allowedMethods(c.req.path);
-    if (methods.length === 0) return errorResponse(c, new LatchkeyError('route_not_found'));
-    const res = errorResponse(c, new LatchkeyError('method_not_allowed'));
-    res.headers.set('allow', methods.join(', '));
-    return res;
-  });
-  app.onError((err, c) => {
+  app.notFound((c) => errorResponse(c, new LatchkeyError('route_not_found')));
+  app.onError((thrown, c) => {
+    const err =
+      thrown instanceof HTTPException && thrown.cause instanceof LatchkeyError ? thrown.cause : thrown;
     if (err instanceof HTTPException && err.status === 400) {
       return errorResponse(c, new LatchkeyError('invalid_json', undefined, { cause: err }));
     }
@@ -144,16 +150,4 @@ async function validatedInput(c: Context<HttpEnv>, target: string): Promise<unkn
   return undefined;
 }
 
-/** For a path no route took: the methods that some route does serve it with (for 405). */
-function methodTable(app: HttpApp): (path: string) => string[] {
-  let table: Array<{ pattern: RegExp; method: string }> | undefined;
-  return (path) => {
-    table ??= app.routes
-      .filter((r) => r.method !== 'ALL')
-      .map((r) => ({
-        method: r.method,
-        pattern: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}$`),
-      }));
-    return [...new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method))];
-  };
-}
+const timedOut = () => new HTTPException(503, { cause: new LatchkeyError('request_timeout') });

@@ -19,18 +19,23 @@ export const errorBodySchema = z
 
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
-/** The documented error body for any thrown value; anything unexpected becomes a bare 500. */
-export function errorResponse(c: Context<HttpEnv>, err: unknown): Response {
-  const e =
-    err instanceof LatchkeyError ? err : new LatchkeyError('internal_error', undefined, { cause: err });
-  const body: ErrorBody = {
+/** The documented error body of `e`: one shape for the HTTP app and every adapter. */
+export function errorBody(e: LatchkeyError, requestId: string): ErrorBody {
+  return {
     status_code: e.status,
-    request_id: c.get('requestId') ?? '',
+    request_id: requestId,
     error_type: e.errorType,
     error_message: e.message,
     ...(e.field === undefined ? {} : { error_field: e.field }),
     ...(e.policyRule === undefined ? {} : { policy_rule: e.policyRule }),
   };
+}
+
+/** The documented error response for any thrown value; anything unexpected becomes a bare 500. */
+export function errorResponse(c: Context<HttpEnv>, err: unknown): Response {
+  const e =
+    err instanceof LatchkeyError ? err : new LatchkeyError('internal_error', undefined, { cause: err });
+  const body = errorBody(e, c.get('requestId') ?? '');
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(e.retryAfter)));
   return new TextResponse(JSON.stringify(body), { status: e.status, headers });

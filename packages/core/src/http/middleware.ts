@@ -1,11 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppService } from '../apps/service.js';
-import { newSecret } from '../crypto/ids.js';
+import { newRequestId } from '../crypto/ids.js';
 import { readTextCapped } from '../crypto/read-capped.js';
 import { LatchkeyError } from '../errors.js';
 import type { RandomSource } from '../ports/random.js';
 import type { HttpEnv } from './env.js';
-import { secretKeySecurity } from './security.js';
 import { findUnstorableText, isStorableText, unstorableText } from './text-safety.js';
 
 type Middleware = MiddlewareHandler<HttpEnv>;
@@ -13,7 +12,7 @@ type Middleware = MiddlewareHandler<HttpEnv>;
 export function requestIdMiddleware(random: RandomSource): Middleware {
   const pooled = pooledRandom(random, 12 * 256);
   return async (c, next) => {
-    const id = newSecret('req_', pooled, 12);
+    const id = newRequestId(pooled);
     c.set('requestId', id);
     await next();
     c.res.headers.set('x-request-id', id);
@@ -53,12 +52,6 @@ export function apiKeyMiddleware(apps: AppService, isOpenPath: (path: string) =>
     return next();
   };
 }
-
-/** Per-route: refuses a public token where the App's secret key is required. */
-export const requireSecretKey: Middleware = async (c, next) => {
-  if (c.get('keyKind') !== 'secret') throw new LatchkeyError('secret_key_required');
-  return next();
-};
 
 /** Path segments and query values: decodable, and free of what text columns cannot hold. */
 export const urlTextMiddleware: Middleware = async (c, next) => {
@@ -114,6 +107,3 @@ export function jsonBodyMiddleware(maxBytes: number): Middleware {
 }
 
 const tooLarge = (max: number) => `The request body is larger than ${max} bytes.`;
-
-/** Route options for routes that need the App's secret key: documented and enforced together. */
-export const secretKeyOnly = { security: secretKeySecurity, middleware: requireSecretKey };

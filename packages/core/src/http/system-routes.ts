@@ -1,14 +1,16 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { HttpApp } from './env.js';
 import { errorResponses } from './error-body.js';
-import { openSecurity, securitySchemes } from './security.js';
+import { policy } from './route-policy.js';
+import type { UndocumentedRoute } from './route-table.js';
+import { securitySchemes } from './security.js';
 
 const health = createRoute({
+  ...policy({ key: 'open' }),
   method: 'get',
   path: '/v1/health',
   tags: ['system'],
   summary: 'Liveness: answers while the process serves requests (no key needed)',
-  security: openSecurity,
   responses: {
     200: {
       description: 'Serving',
@@ -19,6 +21,12 @@ const health = createRoute({
 });
 
 export const OPENAPI_PATH = '/v1/openapi.json';
+/** The document itself is served by `doc31`, outside the registry: its policy is declared here. */
+export const OPENAPI_ROUTE: UndocumentedRoute = {
+  method: 'get',
+  path: OPENAPI_PATH,
+  policy: { key: 'open' },
+};
 
 export function registerSystemRoutes(app: HttpApp, info: { version: string }) {
   app.openapi(health, (c) => c.json({ status: 'ok' as const }, 200));

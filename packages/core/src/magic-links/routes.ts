@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
-import { anyKeySecurity } from '../http/security.js';
+import { policy } from '../http/route-policy.js';
 import {
   magicLinkAuthenticateRequestSchema,
   magicLinkAuthenticateResponseSchema,
@@ -16,7 +16,7 @@ const loginOrCreate = createRoute({
   path: '/v1/auth/magic_links/email/login_or_create',
   tags: ['magic links'],
   summary: 'Email a login link, or a registration link when the address is new (the user is created)',
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'send' }),
   request: jsonBody(magicLinkLoginOrCreateRequestSchema),
   responses: {
     200: jsonResponse('The user and email the link went to', magicLinkLoginOrCreateResponseSchema),
@@ -29,7 +29,7 @@ const authenticate = createRoute({
   path: '/v1/auth/magic_links/authenticate',
   tags: ['magic links'],
   summary: "Use a link's token (once): verifies the email, optionally creates or extends a session",
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'verify' }),
   request: jsonBody(magicLinkAuthenticateRequestSchema),
   responses: {
     200: jsonResponse('The user the link belonged to, and the session', magicLinkAuthenticateResponseSchema),

@@ -1,9 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { LatchkeyError } from '../errors.js';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
-import { anyKeySecurity } from '../http/security.js';
+import { policy } from '../http/route-policy.js';
 import { strengthCheckRequestSchema, strengthCheckResponseSchema } from './schema.js';
 import type { PasswordService } from './service.js';
 
@@ -12,7 +11,7 @@ const strengthCheck = createRoute({
   path: '/v1/auth/passwords/strength_check',
   tags: ['passwords'],
   summary: 'Score a password with zxcvbn (user_id needs the secret key)',
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'compute', namedUser: ['user_id'] }),
   request: jsonBody(strengthCheckRequestSchema),
   responses: {
     200: jsonResponse('The score, crack time and feedback', strengthCheckResponseSchema),
@@ -23,9 +22,6 @@ const strengthCheck = createRoute({
 export function registerPasswordRoutes(app: HttpApp, passwords: PasswordService) {
   app.openapi(strengthCheck, async (c) => {
     const input = c.req.valid('json');
-    // A user_id reads a named user's details: the secret key's privilege.
-    if (input.user_id !== undefined && c.get('keyKind') !== 'secret')
-      throw new LatchkeyError('secret_key_required');
     return c.json(await passwords.strengthCheck(c.get('app').id, input), 200);
   });
 }

@@ -8,43 +8,23 @@ import type { RouteInfo } from '../http/route-table.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RuleKey } from './route-rules.js';
 
-export type RouteClass = 'verify' | 'send' | 'compute' | 'other';
-
-// Session checks end in /authenticate too, but carry a 256-bit token, and pages call them often.
-const NOT_VERIFY = new Set(['POST /v1/auth/sessions/authenticate']);
-const VERIFY_STEPS = new Set(['verify', 'authenticate', 'recover', 'complete']);
-const SEND_STEPS = new Set(['send', 'login_or_create', 'begin', 'challenge']);
-// CPU-heavy for us, free for the caller.
-const COMPUTE_STEPS = new Set(['strength_check']);
-
-/**
- * The class of a route, by the last step of its path, so routes added later are classed
- * without a table: `verify` checks a secret the caller could guess at, `send` costs a message
- * or starts a proof.
- */
-export function routeClass(routeKey: string): RouteClass {
-  if (NOT_VERIFY.has(routeKey)) return 'other';
-  const step = routeKey.split('/').at(-1) ?? '';
-  if (VERIFY_STEPS.has(step)) return 'verify';
-  if (SEND_STEPS.has(step)) return 'send';
-  if (COMPUTE_STEPS.has(step)) return 'compute';
-  return 'other';
-}
-
 interface AppliedRule {
   limit: number;
   window_seconds: number;
   by: RuleKey;
 }
 
-/** The rule for this call: the App's rule for the route, else its class default for public tokens. */
+/**
+ * The rule for this call: the App's rule for the route, else the default of the class the route
+ * declared (`policy()` in its routes.ts), for public tokens.
+ */
 export function ruleFor(app: AppRecord, route: RouteInfo, keyKind: string): AppliedRule | undefined {
   const rules = app.settings.rate_limits;
   const own = rules.routes[route.key];
   if (own) return own;
   if (keyKind !== 'public') return undefined;
-  const cls = routeClass(route.key);
-  return cls === 'other' ? undefined : { ...rules.public_routes[cls], by: 'ip' };
+  const cls = route.rate;
+  return cls === undefined || cls === 'other' ? undefined : { ...rules.public_routes[cls], by: 'ip' };
 }
 
 /**

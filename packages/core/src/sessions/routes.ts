@@ -1,9 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { LatchkeyError } from '../errors.js';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
-import { anyKeySecurity, openSecurity } from '../http/security.js';
+import { policy } from '../http/route-policy.js';
 import {
   authenticateSessionRequestSchema,
   authenticateSessionResponseSchema,
@@ -19,7 +18,7 @@ const authenticate = createRoute({
   tags: ['sessions'],
   summary:
     'Check a session token or JWT (revocation takes effect at once), optionally extend it, get a fresh JWT',
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'other' }),
   request: jsonBody(authenticateSessionRequestSchema),
   responses: {
     200: jsonResponse('The live session', authenticateSessionResponseSchema),
@@ -32,7 +31,8 @@ const revoke = createRoute({
   path: '/v1/auth/sessions/revoke',
   tags: ['sessions'],
   summary: 'Revoke a session by token or JWT, or by id with the secret key',
-  security: anyKeySecurity,
+  // A session id is in every JWT: with the public token alone, anyone could log anyone out.
+  ...policy({ key: 'public', rate: 'other', namedUser: ['session_id'] }),
   request: jsonBody(revokeSessionRequestSchema),
   responses: { 200: jsonResponse('Revoked', revokeSessionResponseSchema), ...errorResponses(413, 415) },
 });
@@ -42,18 +42,16 @@ const jwks = createRoute({
   path: '/v1/auth/sessions/jwks',
   tags: ['sessions'],
   summary: "The App's session-JWT public keys (the App of the key sent)",
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'other' }),
   responses: { 200: jsonResponse('JWKS', jwksSchema), ...errorResponses() },
 });
-
-export const PUBLIC_JWKS_PATH = '/v1/auth/sessions/jwks/';
 
 const publicJwks = createRoute({
   method: 'get',
   path: '/v1/auth/sessions/jwks/{app_id}',
   tags: ['sessions'],
   summary: "An App's session-JWT public keys, without a key: for JWT libraries that fetch a JWKS URL",
-  security: openSecurity,
+  ...policy({ key: 'open' }),
   request: { params: z.object({ app_id: z.string().min(1).max(100) }) },
   responses: { 200: jsonResponse('JWKS', jwksSchema), ...errorResponses(404) },
 });
@@ -64,10 +62,6 @@ export function registerSessionRoutes(app: HttpApp, sessions: SessionService) {
   );
   app.openapi(revoke, async (c) => {
     const body = c.req.valid('json');
-    // A session id is in every JWT: with only the public token, anyone could log anyone out.
-    // Revoking by id is the App backend's call; a browser proves the session with its token or JWT.
-    if (body.session_id !== undefined && c.get('keyKind') !== 'secret')
-      throw new LatchkeyError('secret_key_required');
     return c.json(await sessions.revoke(c.get('app').id, body), 200);
   });
   app.openapi(jwks, async (c) => c.json(jwksBody(await sessions.jwks(c.get('app').id)), 200));

@@ -15,6 +15,7 @@ import {
   sessionCheckInputSchema,
 } from './schema.js';
 import type { SigningKeys } from './signing-keys.js';
+import { verifiedJwts } from './verified-jwts.js';
 
 /** The session fields of every proof-of-identity request. */
 export interface SessionFields {
@@ -39,6 +40,7 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
     k.now,
   );
   const issuedJwts = jwtReuse();
+  const verified = verifiedJwts();
 
   async function jwtFor(app: AppRecord, session: SessionRecord): Promise<string> {
     const key = await keys.active(app.id, app.settings.sessions.jwt_alg);
@@ -94,6 +96,8 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
 
   /** With the App's keys held in memory: no storage access once they are loaded. */
   async function verifyJwt(appId: string, jwt: string, ignoreExpiry = false): Promise<SessionClaims> {
+    const known = ignoreExpiry ? undefined : verified.get(appId, jwt, k.now());
+    if (known !== undefined) return known;
     const claims = await verifySessionClaims(jwt, verificationKeys.getter(appId), {
       appId,
       issuer: options.issuer,
@@ -108,6 +112,7 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
         exp: claims.exp,
         factors: factorsKey(claims.factors),
       });
+      verified.remember(appId, jwt, claims);
     }
     return claims;
   }

@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
-import { secretKeyOnly } from '../http/middleware.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
+import { policy } from '../http/route-policy.js';
 import { removedMethodResponseSchema } from '../users/schema.js';
 import {
   authenticateTotpRequestSchema,
@@ -15,7 +15,7 @@ import {
 } from './schema.js';
 import type { TotpService } from './service.js';
 
-const secret = { ...secretKeyOnly, tags: ['totps'] };
+const secret = { ...policy({ key: 'secret' }), tags: ['totps'] };
 
 const create = createRoute({
   ...secret,

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
-import { secretKeyOnly } from '../http/middleware.js';
+import { policy } from '../http/route-policy.js';
 import { channels } from './channels.js';
 import {
   createUserRequestSchema,
@@ -17,7 +17,7 @@ const createUser = createRoute({
   path: '/v1/auth/users',
   tags: ['users'],
   summary: 'Create a user with an optional email and phone number',
-  ...secretKeyOnly,
+  ...policy({ key: 'secret' }),
   request: { body: { required: true, content: { 'application/json': { schema: createUserRequestSchema } } } },
   responses: {
     200: {
@@ -33,7 +33,7 @@ const getUser = createRoute({
   path: '/v1/auth/users/{user_id}',
   tags: ['users'],
   summary: 'Read a user with every login method and wallet they have',
-  ...secretKeyOnly,
+  ...policy({ key: 'secret' }),
   request: { params: z.object({ user_id: userIdSchema }) },
   responses: {
     200: { description: 'The user', content: { 'application/json': { schema: userSchema } } },
@@ -47,7 +47,7 @@ const removeRoute = (path: string, param: 'phone_number_id' | 'email_id', what: 
     path,
     tags: ['users'],
     summary: `Remove ${what} from its user`,
-    ...secretKeyOnly,
+    ...policy({ key: 'secret' }),
     request: {
       params: z.object({ [param]: z.string().min(1).max(100) }) as z.ZodObject<
         Record<typeof param, z.ZodString>

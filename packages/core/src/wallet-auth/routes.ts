@@ -1,9 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { LatchkeyError } from '../errors.js';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
-import { anyKeySecurity } from '../http/security.js';
+import { policy } from '../http/route-policy.js';
 import {
   verifyWalletRequestSchema,
   verifyWalletResponseSchema,
@@ -17,7 +16,7 @@ const challenge = createRoute({
   path: '/v1/auth/wallets/challenge',
   tags: ['wallet sign-in'],
   summary: 'A single-use sign-in message for a wallet to sign (user_id needs the secret key) (beta)',
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'send', namedUser: ['user_id'] }),
   request: jsonBody(walletChallengeRequestSchema),
   responses: {
     200: jsonResponse('The message to sign', walletChallengeResponseSchema),
@@ -30,7 +29,7 @@ const verify = createRoute({
   path: '/v1/auth/wallets/verify',
   tags: ['wallet sign-in'],
   summary: "Verify a wallet's signature over its challenge; optionally create or extend a session (beta)",
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'verify' }),
   request: jsonBody(verifyWalletRequestSchema),
   responses: {
     200: jsonResponse('The wallet, its user and the session', verifyWalletResponseSchema),
@@ -41,9 +40,6 @@ const verify = createRoute({
 export function registerWalletAuthRoutes(app: HttpApp, walletAuth: WalletAuthService) {
   app.openapi(challenge, async (c) => {
     const input = c.req.valid('json');
-    // Naming the user a wallet joins is the secret key's privilege.
-    if (input.user_id !== undefined && c.get('keyKind') !== 'secret')
-      throw new LatchkeyError('secret_key_required');
     return c.json(await walletAuth.challenge(c.get('app').id, input), 200);
   });
   app.openapi(verify, async (c) =>

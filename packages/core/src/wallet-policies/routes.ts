@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
-import { secretKeyOnly } from '../http/middleware.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
+import { policy } from '../http/route-policy.js';
 import {
   createPolicyRequestSchema,
   deletePolicyResponseSchema,
@@ -15,7 +15,7 @@ import {
 } from './schema.js';
 import type { WalletPolicyService } from './service.js';
 
-const secret = { ...secretKeyOnly, tags: ['wallet policies'] };
+const secret = { ...policy({ key: 'secret' }), tags: ['wallet policies'] };
 const policyIdParam = { params: z.object({ policy_id: z.string().min(1).max(100) }) };
 const walletIdParam = { params: z.object({ wallet_id: z.string().min(1).max(100) }) };
 

@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
-import { secretKeyOnly } from '../http/middleware.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
+import { policy } from '../http/route-policy.js';
 import {
   createWalletRequestSchema,
   exportWalletRequestSchema,
@@ -20,7 +20,7 @@ import {
 } from './schema.js';
 import type { WalletService } from './service.js';
 
-const secret = { ...secretKeyOnly, tags: ['wallets'] };
+const secret = { ...policy({ key: 'secret' }), tags: ['wallets'] };
 const walletIdParam = { params: z.object({ wallet_id: z.string().min(1).max(100) }) };
 
 const create = createRoute({

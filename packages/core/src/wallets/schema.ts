@@ -178,14 +178,9 @@ export const signTransactionRequestSchema = z
           .min(1)
           .max(200_000)
           .openapi({ description: 'A TransactionEnvelope (v0, v1 or fee bump), base64 XDR.' }),
-        network_passphrase: z
-          .string()
-          .min(1)
-          .max(200)
-          .optional()
-          .openapi({
-            description: "The network's passphrase; the wallet's network (public or testnet) when absent.",
-          }),
+        network_passphrase: z.string().min(1).max(200).optional().openapi({
+          description: "The network's passphrase; the wallet's network (public or testnet) when absent.",
+        }),
       })
       .optional()
       .openapi({ description: 'For XLM wallets.' }),

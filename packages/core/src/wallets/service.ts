@@ -136,7 +136,7 @@ export function walletService(
       if (!seed) throw new LatchkeyError('internal_error', 'The seed of this wallet is missing.');
       const entropy = await k.vault.open(seed.sealed_entropy, seedContext(wallet.app_id, wallet.user_id));
       try {
-        key = chainModules[wallet.wallet_type].deriveFromMnemonic(mnemonicFromEntropy(entropy), {
+        key = await chainModules[wallet.wallet_type].deriveFromMnemonicAsync(mnemonicFromEntropy(entropy), {
           network: wallet.network,
         });
       } finally {
@@ -166,9 +166,12 @@ export function walletService(
       const entropy = await k.vault.open(seed.sealed_entropy, seedContext(appId, input.user_id));
       let derived: DerivedKey;
       try {
-        derived = chainModules[input.wallet_type].deriveFromMnemonic(mnemonicFromEntropy(entropy), {
-          network,
-        });
+        derived = await chainModules[input.wallet_type].deriveFromMnemonicAsync(
+          mnemonicFromEntropy(entropy),
+          {
+            network,
+          },
+        );
       } finally {
         wipe(entropy);
       }
@@ -238,7 +241,7 @@ export function walletService(
       const chain = chainModules[input.wallet_type];
       const key =
         input.mnemonic !== undefined
-          ? chain.deriveFromMnemonic(normalizeMnemonic(input.mnemonic), { network })
+          ? await chain.deriveFromMnemonicAsync(normalizeMnemonic(input.mnemonic), { network })
           : chain.fromPrivateKey(input.private_key!.trim(), { network });
       // Kept in one canonical encoding, whatever form it arrived in.
       const secret = chain.encodePrivateKey(key.privateKey, { network });

@@ -3,6 +3,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { base64, hex } from '@scure/base';
 import { utf8 } from '../crypto/encoding.js';
 import { LatchkeyError } from '../errors.js';
+import { bytesEqual } from './chains/bytes.js';
 import {
   ed25519SigningKey,
   ethTransactionFacts,
@@ -26,7 +27,6 @@ import {
   strKeyVersion,
   typedDataFacts,
 } from './chains/index.js';
-import { bytesEqual } from './chains/bytes.js';
 import type { WalletRecord, WalletType } from './repo.js';
 import type { SignMessageRequest, SignTransactionRequest, SignTypedDataRequest } from './schema.js';
 import type { SigningRequest } from './signing-request.js';
@@ -141,12 +141,12 @@ export interface SignedTransactionParts {
   transaction_hash?: string;
 }
 
-const KIND_OF: Record<WalletType, keyof SignTransactionRequest> = {
+/** The transaction kind each wallet type signs; DOT wallets sign messages only. */
+const KIND_OF: Partial<Record<WalletType, keyof SignTransactionRequest>> = {
   solana: 'sol_transaction',
   ethereum: 'eth_transaction',
   bitcoin: 'btc_psbt',
   XLM: 'xlm_transaction',
-  DOT: 'sol_transaction',
 };
 
 export function planTransaction(
@@ -164,10 +164,10 @@ export function planTransaction(
     );
   }
   const kind = given[0]!;
-  if (wallet.wallet_type === 'DOT')
-    throw mismatch('DOT wallets sign messages only, not transactions.', 'wallet_id');
-  if (KIND_OF[wallet.wallet_type] !== kind)
-    throw mismatch(`A ${wallet.wallet_type} wallet signs ${KIND_OF[wallet.wallet_type]}, not ${kind}.`, kind);
+  const expected = KIND_OF[wallet.wallet_type];
+  if (!expected) throw mismatch('DOT wallets sign messages only, not transactions.', 'wallet_id');
+  if (expected !== kind)
+    throw mismatch(`A ${wallet.wallet_type} wallet signs ${expected}, not ${kind}.`, kind);
 
   if (input.sol_transaction) {
     const { transaction, encoding } = input.sol_transaction;

@@ -1,10 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { LatchkeyError } from '../errors.js';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
-import { secretKeyOnly } from '../http/middleware.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
-import { anyKeySecurity } from '../http/security.js';
+import { policy } from '../http/route-policy.js';
 import { removedMethodResponseSchema } from '../users/schema.js';
 import {
   authenticationBeginRequestSchema,
@@ -29,7 +27,7 @@ const registrationBegin = createRoute({
   path: '/v1/auth/webauthn/registrations/begin',
   summary: 'Start registering a WebAuthn credential (passkey) for a user: creation options (beta)',
   description: registrantDescription,
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'send', namedUser: ['user_id'] }),
   request: jsonBody(registrationBeginRequestSchema),
   responses: {
     200: jsonResponse('Options for navigator.credentials.create()', registrationBeginResponseSchema),
@@ -43,7 +41,7 @@ const registrationCreate = createRoute({
   path: '/v1/auth/webauthn/registrations/create',
   summary: "Verify the browser's new credential against its challenge and store it (beta)",
   description: registrantDescription,
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'verify', namedUser: ['user_id'] }),
   request: jsonBody(registrationCreateRequestSchema),
   responses: {
     200: jsonResponse('The stored credential', registrationCreateResponseSchema),
@@ -58,7 +56,7 @@ const authenticationBegin = createRoute({
   summary: "Start a WebAuthn sign-in: request options, for one user's credentials or any passkey",
   description:
     'Accepts the public token for a discoverable sign-in (no `user_id`); naming a `user_id` needs the secret key.',
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'send', namedUser: ['user_id'] }),
   request: jsonBody(authenticationBeginRequestSchema),
   responses: {
     200: jsonResponse('Options for navigator.credentials.get()', authenticationBeginResponseSchema),
@@ -71,7 +69,7 @@ const authenticationComplete = createRoute({
   method: 'post',
   path: '/v1/auth/webauthn/authentications/complete',
   summary: 'Verify a signed WebAuthn assertion; optionally create or extend a session',
-  security: anyKeySecurity,
+  ...policy({ key: 'public', rate: 'verify' }),
   request: jsonBody(authenticationCompleteRequestSchema),
   responses: {
     200: jsonResponse('The user signed in, and the session', authenticationCompleteResponseSchema),
@@ -80,7 +78,7 @@ const authenticationComplete = createRoute({
 });
 
 const remove = createRoute({
-  ...secretKeyOnly,
+  ...policy({ key: 'secret' }),
   tags,
   method: 'delete',
   path: '/v1/auth/users/webauthn_credentials/{webauthn_credential_id}/delete',
@@ -112,9 +110,6 @@ export function registerWebAuthnRoutes(app: HttpApp, webauthn: WebAuthnService) 
   });
   app.openapi(authenticationBegin, async (c) => {
     const input = c.req.valid('json');
-    // Naming a user lists their credentials: secret-key territory, as every user_id route.
-    if (input.user_id !== undefined && c.get('keyKind') !== 'secret')
-      throw new LatchkeyError('secret_key_required', undefined, { field: 'user_id' });
     return c.json(await webauthn.beginAuthentication(c.get('app').id, input), 200);
   });
   app.openapi(authenticationComplete, async (c) =>

@@ -1,9 +1,9 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
+import type { ApiKeyKind } from '../apps/repo.js';
 import { fromBase64Url, toBase64Url, utf8 } from '../crypto/encoding.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import type { ApiKeyKind } from '../apps/repo.js';
 import type { SessionService } from '../sessions/service.js';
 import type { UserRecord } from '../users/repo.js';
 import { webauthnLibrary } from './library.js';

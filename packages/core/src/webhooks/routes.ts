@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
-import { secretKeyOnly } from '../http/middleware.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
+import { policy } from '../http/route-policy.js';
 import {
   createdEndpointSchema,
   createEndpointRequestSchema,
@@ -12,7 +12,7 @@ import {
 } from './schema.js';
 import type { WebhookService } from './service.js';
 
-const common = { tags: ['webhooks'], ...secretKeyOnly };
+const common = { tags: ['webhooks'], ...policy({ key: 'secret' }) };
 
 const createEndpoint = createRoute({
   ...common,

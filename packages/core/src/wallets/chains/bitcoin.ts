@@ -3,7 +3,7 @@ import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { base58check as base58checkWith, bech32, bech32m } from '@scure/base';
 import { invalidPrivateKey, parseHex, wipe } from './bytes.js';
-import { deriveSecp256k1 } from './secp256k1-hd.js';
+import { deriveSecp256k1, deriveSecp256k1Async } from './secp256k1-hd.js';
 import type { ChainModule, ChainOptions, DerivedKey, Network } from './types.js';
 
 const base58check = base58checkWith(sha256);
@@ -86,6 +86,10 @@ export const bitcoin: ChainModule = {
   deriveFromMnemonic(mnemonic, options) {
     const path = params[networkOf(options)].path;
     return keyFrom(deriveSecp256k1(mnemonic, path), path, options);
+  },
+  async deriveFromMnemonicAsync(mnemonic, options) {
+    const path = params[networkOf(options)].path;
+    return keyFrom(await deriveSecp256k1Async(mnemonic, path), path, options);
   },
   fromPrivateKey(encoded, options) {
     const key = decodePrivateKey(encoded, networkOf(options));

@@ -1,5 +1,5 @@
-import { eip191Signer, signTyped, Transaction } from 'micro-eth-signer';
 import { hex } from '@scure/base';
+import { eip191Signer, signTyped, Transaction } from 'micro-eth-signer';
 import { LatchkeyError } from '../../errors.js';
 import { isValidEthereumAddress } from './ethereum.js';
 

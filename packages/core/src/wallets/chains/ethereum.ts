@@ -3,7 +3,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { hex } from '@scure/base';
 import { utf8 } from '../../crypto/encoding.js';
 import { invalidPrivateKey, parseHex } from './bytes.js';
-import { deriveSecp256k1 } from './secp256k1-hd.js';
+import { deriveSecp256k1, deriveSecp256k1Async } from './secp256k1-hd.js';
 import type { ChainModule, DerivedKey } from './types.js';
 
 const PATH = "m/44'/60'/0'/0/0";
@@ -48,6 +48,7 @@ export const ethereum: ChainModule = {
   curve: 'secp256k1',
   derivationPath: () => PATH,
   deriveFromMnemonic: (mnemonic) => keyFrom(deriveSecp256k1(mnemonic, PATH), PATH),
+  deriveFromMnemonicAsync: async (mnemonic) => keyFrom(await deriveSecp256k1Async(mnemonic, PATH), PATH),
   fromPrivateKey(encoded) {
     const key = parseHex(encoded.trim(), 32);
     if (!key || !secp256k1.utils.isValidSecretKey(key)) {

@@ -16,7 +16,9 @@ export const chainModules: Readonly<Record<WalletType, ChainModule>> = {
 
 export { bitcoin } from './bitcoin.js';
 export { type ParsedPsbt, parsePsbt, signBitcoinMessage, signPsbt } from './bitcoin-sign.js';
+export { wipe } from './bytes.js';
 export { ed25519Sign, ed25519SigningKey } from './ed25519-sign.js';
+export { ethereum, ethereumAddressesEqual, isValidEthereumAddress, toChecksumAddress } from './ethereum.js';
 export {
   type EthTransactionInput,
   type EvmFacts,
@@ -28,8 +30,22 @@ export {
   type TypedDataInput,
   typedDataFacts,
 } from './ethereum-sign.js';
+export {
+  bip39Seed,
+  bip39SeedAsync,
+  entropyFromMnemonic,
+  mnemonicFromEntropy,
+  newMnemonic,
+  normalizeMnemonic,
+} from './mnemonic.js';
+export { polkadot, polkadotMiniSecret, polkadotMiniSecretAsync, ss58Decode, ss58Encode } from './polkadot.js';
 export { polkadotWrapBytes, signPolkadotMessage } from './polkadot-sign.js';
+export { slip10Ed25519 } from './slip10.js';
+export { solana } from './solana.js';
+export { type SolanaTransactionFacts, solanaTransactionFacts } from './solana-facts.js';
 export { parseSolanaMessage } from './solana-message.js';
+export { type SignedSolanaTransaction, signSolanaMessage, signSolanaTransaction } from './solana-sign.js';
+export { stellar, strKeyDecode, strKeyEncode, strKeyVersion } from './stellar.js';
 export {
   parseStellarEnvelope,
   STELLAR_PASSPHRASES,
@@ -38,19 +54,4 @@ export {
   signStellarMessage,
   stellarTransactionHash,
 } from './stellar-sign.js';
-export { wipe } from './bytes.js';
-export { ethereum, ethereumAddressesEqual, isValidEthereumAddress, toChecksumAddress } from './ethereum.js';
-export {
-  bip39Seed,
-  entropyFromMnemonic,
-  mnemonicFromEntropy,
-  newMnemonic,
-  normalizeMnemonic,
-} from './mnemonic.js';
-export { polkadot, polkadotMiniSecret, ss58Decode, ss58Encode } from './polkadot.js';
-export { slip10Ed25519 } from './slip10.js';
-export { solana } from './solana.js';
-export { type SolanaTransactionFacts, solanaTransactionFacts } from './solana-facts.js';
-export { type SignedSolanaTransaction, signSolanaMessage, signSolanaTransaction } from './solana-sign.js';
-export { stellar, strKeyDecode, strKeyEncode, strKeyVersion } from './stellar.js';
 export type { ChainModule, ChainOptions, DerivedKey, Network, WalletType } from './types.js';

@@ -1,5 +1,7 @@
 import { entropyToMnemonic, mnemonicToEntropy, mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
+import { utf8 } from '../../crypto/encoding.js';
+import { pbkdf2Sha512 } from '../../crypto/pbkdf2.js';
 import { LatchkeyError } from '../../errors.js';
 import type { RandomSource } from '../../ports/random.js';
 
@@ -42,6 +44,12 @@ export function mnemonicFromEntropy(entropy: Uint8Array): string {
       cause,
     });
   }
+}
+
+/** `bip39Seed` with the stretch on the platform's native PBKDF2: the same 64 bytes, much faster. */
+export async function bip39SeedAsync(mnemonic: string): Promise<Uint8Array> {
+  const sentence = normalizeMnemonic(mnemonic).normalize('NFKD');
+  return pbkdf2Sha512(utf8(sentence), utf8('mnemonic'), 2048, 64);
 }
 
 /** The 64-byte BIP39 seed (PBKDF2-HMAC-SHA512, salt "mnemonic", empty passphrase). */

@@ -4,6 +4,7 @@ import { sha512 } from '@noble/hashes/sha2.js';
 import { base58, hex } from '@scure/base';
 import * as sr25519 from '@scure/sr25519';
 import { utf8 } from '../../crypto/encoding.js';
+import { pbkdf2Sha512 } from '../../crypto/pbkdf2.js';
 import { bytesEqual, invalidPrivateKey, parseHex, wipe } from './bytes.js';
 import { entropyFromMnemonic } from './mnemonic.js';
 import type { ChainModule, DerivedKey } from './types.js';
@@ -19,6 +20,17 @@ const SS58PRE = utf8('SS58PRE');
 export function polkadotMiniSecret(mnemonic: string): Uint8Array {
   const entropy = entropyFromMnemonic(mnemonic);
   const out = pbkdf2(sha512, entropy, utf8('mnemonic'), { c: 2048, dkLen: 64 });
+  try {
+    return out.slice(0, 32);
+  } finally {
+    wipe(entropy, out);
+  }
+}
+
+/** `polkadotMiniSecret` with the stretch on the platform's native PBKDF2. */
+export async function polkadotMiniSecretAsync(mnemonic: string): Promise<Uint8Array> {
+  const entropy = entropyFromMnemonic(mnemonic);
+  const out = await pbkdf2Sha512(entropy, utf8('mnemonic'), 2048, 64);
   try {
     return out.slice(0, 32);
   } finally {
@@ -71,6 +83,7 @@ export const polkadot: ChainModule = {
   // The root key pair of the mnemonic, no junctions: what polkadot.js and Talisman open.
   derivationPath: () => '',
   deriveFromMnemonic: (mnemonic) => keyFrom(polkadotMiniSecret(mnemonic), ''),
+  deriveFromMnemonicAsync: async (mnemonic) => keyFrom(await polkadotMiniSecretAsync(mnemonic), ''),
   fromPrivateKey(encoded) {
     const key = parseHex(encoded.trim(), 32, 64);
     if (!key) {

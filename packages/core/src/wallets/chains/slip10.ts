@@ -2,7 +2,7 @@ import { hmac } from '@noble/hashes/hmac.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { utf8 } from '../../crypto/encoding.js';
 import { wipe } from './bytes.js';
-import { bip39Seed } from './mnemonic.js';
+import { bip39Seed, bip39SeedAsync } from './mnemonic.js';
 
 const HARDENED = 0x80000000;
 
@@ -34,6 +34,16 @@ export function slip10Ed25519(seed: Uint8Array, path: string): Uint8Array {
 /** The ed25519 seed a wallet app derives from a mnemonic along `path` (the BIP39 seed is wiped). */
 export function slip10Ed25519FromMnemonic(mnemonic: string, path: string): Uint8Array {
   const seed = bip39Seed(mnemonic);
+  try {
+    return slip10Ed25519(seed, path);
+  } finally {
+    wipe(seed);
+  }
+}
+
+/** `slip10Ed25519FromMnemonic` with the seed stretch on the platform's native PBKDF2. */
+export async function slip10Ed25519FromMnemonicAsync(mnemonic: string, path: string): Promise<Uint8Array> {
+  const seed = await bip39SeedAsync(mnemonic);
   try {
     return slip10Ed25519(seed, path);
   } finally {

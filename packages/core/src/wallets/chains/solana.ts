@@ -1,7 +1,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import { bytesEqual, invalidPrivateKey, wipe } from './bytes.js';
-import { slip10Ed25519FromMnemonic } from './slip10.js';
+import { slip10Ed25519FromMnemonic, slip10Ed25519FromMnemonicAsync } from './slip10.js';
 import type { ChainModule, DerivedKey } from './types.js';
 
 // Phantom's and Solflare's default account (the Solana CLI's `--derivation-path` default too).
@@ -34,6 +34,8 @@ export const solana: ChainModule = {
   curve: 'ed25519',
   derivationPath: () => PATH,
   deriveFromMnemonic: (mnemonic) => keyFrom(slip10Ed25519FromMnemonic(mnemonic, PATH), PATH),
+  deriveFromMnemonicAsync: async (mnemonic) =>
+    keyFrom(await slip10Ed25519FromMnemonicAsync(mnemonic, PATH), PATH),
   fromPrivateKey(encoded) {
     const secret = decodeSecretKey(encoded);
     if (secret?.length !== 64) {

@@ -1,7 +1,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base32 } from '@scure/base';
 import { invalidPrivateKey, wipe } from './bytes.js';
-import { slip10Ed25519FromMnemonic } from './slip10.js';
+import { slip10Ed25519FromMnemonic, slip10Ed25519FromMnemonicAsync } from './slip10.js';
 import type { ChainModule, DerivedKey } from './types.js';
 
 // SEP-0005: account 0 is m/44'/148'/0' (no change or index levels).
@@ -65,6 +65,8 @@ export const stellar: ChainModule = {
   curve: 'ed25519',
   derivationPath: () => PATH,
   deriveFromMnemonic: (mnemonic) => keyFrom(slip10Ed25519FromMnemonic(mnemonic, PATH), PATH),
+  deriveFromMnemonicAsync: async (mnemonic) =>
+    keyFrom(await slip10Ed25519FromMnemonicAsync(mnemonic, PATH), PATH),
   fromPrivateKey(encoded) {
     const seed = strKeyDecode(strKeyVersion.secretSeed, encoded.trim());
     if (!seed) throw invalidPrivateKey('A Stellar private key is an S… secret seed.');

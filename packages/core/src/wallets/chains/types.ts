@@ -28,6 +28,8 @@ export interface ChainModule {
   derivationPath(options?: ChainOptions): string;
   /** The account key a wallet app opens from this BIP39 English mnemonic (no passphrase). */
   deriveFromMnemonic(mnemonic: string, options?: ChainOptions): DerivedKey;
+  /** The same key, with the seed stretch on the platform's native PBKDF2 (Web Crypto) where it has one. */
+  deriveFromMnemonicAsync(mnemonic: string, options?: ChainOptions): Promise<DerivedKey>;
   /** A key in the chain's usual export encoding (see docs/wallets.md, "Import formats"). */
   fromPrivateKey(encoded: string, options?: ChainOptions): DerivedKey;
   /** The inverse of `fromPrivateKey`: what a wallet app's "import private key" accepts. */

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { createLatchkey, type Latchkey } from '@latchkey/core';
+import { configFromEnv } from '@latchkey/example-express-server/config';
+import { openStorage } from '@latchkey/example-express-server/storage';
+
+export interface HostSessionApp {
+  latchkey: Latchkey;
+  appId: string;
+  userId: string;
+  session_jwt: string;
+  session_token: string;
+  storage: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A latchkey embedded in a host process, on the storage the example server uses (Postgres when
+ * DATABASE_URL is set, PGlite under `dataDir` otherwise), with one App and one signed-in session
+ * whose JWT outlives a bench run (an hour).
+ */
+export async function hostSessionApp(dataDir: string): Promise<HostSessionApp> {
+  const { storage, description } = await openStorage({ ...configFromEnv(), dataDir });
+  const latchkey = createLatchkey({ storage, secret: randomBytes(32).toString('base64url') });
+  const { app_id } = await latchkey.apps.create({
+    name: 'bench host',
+    settings: { sessions: { jwt_lifetime_seconds: 3600 } },
+  });
+  const { user_id } = await latchkey.users.create(app_id, {
+    email: `bench.host.${randomBytes(4).toString('hex')}@example.com`,
+  });
+  const issued = await latchkey.sessions.issue(
+    app_id,
+    user_id,
+    { type: 'otp', delivery_channel: 'email', method: { method_id: 'email_bench', method_type: 'email' } },
+    { session_expires_in: 120 },
+  );
+  return {
+    latchkey,
+    appId: app_id,
+    userId: user_id,
+    session_jwt: issued.session_jwt as string,
+    session_token: issued.session_token as string,
+    storage: description,
+    close: () => latchkey.close(),
+  };
+}

@@ -1,0 +1,31 @@
+import { mkdtemp } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { requireSession } from '@latchkey/express';
+import express from 'express';
+import { hostSessionApp } from './host-session-app.js';
+
+/**
+ * A host Express app with Latchkey embedded, its own routes behind `requireSession`: `/jwt/me`
+ * (the JWT's signature only) and `/token/me` (storage read per request). Prints `{ url, … }`
+ * with a session's credentials when ready, like the other bench servers.
+ */
+const host = await hostSessionApp(await mkdtemp(path.join(tmpdir(), 'latchkey-bench-host-')));
+const who = (req: express.Request, res: express.Response) => {
+  res.json({ user_id: req.auth?.user_id });
+};
+const app = express();
+app.disable('x-powered-by');
+app.get('/jwt/me', requireSession(host.latchkey, { app_id: host.appId, mode: 'jwt' }), who);
+app.get('/token/me', requireSession(host.latchkey, { app_id: host.appId, mode: 'token' }), who);
+
+const server = app.listen(0, '127.0.0.1', () => {
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { session_jwt, session_token } = host;
+  console.log(JSON.stringify({ url, session_jwt, session_token }));
+});
+process.on('SIGTERM', () => {
+  server.close();
+  host.close().finally(() => process.exit(0));
+});

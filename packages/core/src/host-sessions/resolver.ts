@@ -1,0 +1,205 @@
+import { isLatchkeyError, LatchkeyError } from '../errors.js';
+import type { Latchkey } from '../latchkey.js';
+import type { SessionCheck, SessionCheckMode } from '../sessions/schema.js';
+import {
+  clearedSessionCookies,
+  type ResolvedCookieOptions,
+  resolveCookieOptions,
+  type SessionCookieOptions,
+  sessionCookies,
+} from './cookies.js';
+import { bearerCredential, parseCookies, type SessionCredential } from './credentials.js';
+import { crossSiteRefused } from './csrf.js';
+
+/** The part of a latchkey instance the host session helpers need. */
+export type LatchkeySessions = Pick<Latchkey, 'sessions' | 'apps'>;
+
+/** Options shared by every adapter's session helpers (`requireSession`, `getSession`, …). */
+export interface HostSessionOptions {
+  /** The App whose sessions are accepted; may be left out when the instance holds one App. */
+  app_id?: string;
+  /**
+   * `jwt` (default): the JWT's signature with keys held in memory, no storage; a revoked session
+   * is accepted until its JWT expires (`sessions.jwt_lifetime_seconds`, 300 s by default).
+   * `token`: storage is read on each request, so revocation takes effect at once.
+   */
+  mode?: SessionCheckMode;
+  /** Read (and keep fresh) the session from cookies too; off by default. */
+  cookies?: boolean | SessionCookieOptions;
+}
+
+/** What an adapter tells the resolver about its request. */
+export interface HostRequest {
+  method: string;
+  /** A request header by lower-case name. */
+  header(name: string): string | undefined;
+  /** The origin the request was addressed to (`https://shop.example.com`), for the CSRF check. */
+  origin: string;
+  /** The host name without port, for the cookies' Secure flag. */
+  hostname: string;
+}
+
+export type HostSession =
+  | { kind: 'session'; auth: SessionCheck; appId: string; credential: SessionCredential }
+  | { kind: 'none' }
+  | { kind: 'error'; error: LatchkeyError };
+
+/** The outcome and the `Set-Cookie` values the adapter must send with its answer. */
+export interface HostSessionResult {
+  session: HostSession;
+  setCookies: string[];
+}
+
+/**
+ * Finds, checks and (cookies) refreshes a host request's session: a bearer credential first,
+ * else the session cookies, which are refused on a cross-site state-changing request (CSRF).
+ * `revoking` only finds the credential, unchecked, for a logout route to revoke. Errors a client
+ * caused come back as `kind: 'error'`; anything else (a misconfiguration, storage down) throws.
+ */
+export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSessionOptions = {}) {
+  const mode = options.mode ?? 'jwt';
+  const cookies = resolveCookieOptions(options.cookies);
+  const appIdOf = singleAppId(latchkey, options.app_id);
+
+  return async (request: HostRequest, { revoking = false } = {}): Promise<HostSessionResult> => {
+    const setCookies: string[] = [];
+    try {
+      const session = await resolve(request, revoking, setCookies);
+      return { session, setCookies };
+    } catch (err) {
+      if (!isLatchkeyError(err) || err.status >= 500) throw err;
+      // Cookies naming no live session are dropped, so the browser stops sending them.
+      if (cookies && err.status === 401 && usedCookies(request, cookies))
+        setCookies.push(...clearedSessionCookies(cookies, request.hostname));
+      return { session: { kind: 'error', error: err }, setCookies };
+    }
+  };
+
+  async function resolve(
+    request: HostRequest,
+    revoking: boolean,
+    setCookies: string[],
+  ): Promise<HostSession> {
+    const appId = await appIdOf();
+    const bearer = bearerCredential(request.header('authorization'));
+    if (bearer !== undefined) {
+      if (revoking) return { kind: 'session', auth: placeholder(appId), appId, credential: bearer };
+      const auth = await latchkey.sessions.check({ app_id: appId, mode, ...bearer });
+      return { kind: 'session', auth, appId, credential: bearer };
+    }
+    if (!cookies) return { kind: 'none' };
+    const jar = parseCookies(request.header('cookie'));
+    const token = jar.get(cookies.tokenName) || undefined;
+    const jwt = jar.get(cookies.jwtName) || undefined;
+    if (token === undefined && jwt === undefined) return { kind: 'none' };
+
+    const safe = request.method === 'GET' || request.method === 'HEAD';
+    const refused = crossSiteRefused({
+      method: request.method,
+      origin: request.header('origin'),
+      secFetchSite: request.header('sec-fetch-site'),
+      ownOrigin: request.origin,
+      allowedOrigins: safe ? [] : await allowedOrigins(latchkey, appId),
+    });
+    if (refused) return { kind: 'error', error: new LatchkeyError('cross_site_request') };
+    if (revoking) {
+      const credential: SessionCredential =
+        token !== undefined ? { session_token: token } : { session_jwt: jwt as string };
+      return { kind: 'session', auth: placeholder(appId), appId, credential };
+    }
+
+    if (mode === 'jwt' && jwt !== undefined) {
+      try {
+        const auth = await latchkey.sessions.check({ app_id: appId, session_jwt: jwt, mode: 'jwt' });
+        return { kind: 'session', auth, appId, credential: { session_jwt: jwt } };
+      } catch (err) {
+        // An expired JWT cookie with the token beside it: swap it for a fresh one below.
+        if (token === undefined || !isLatchkeyError(err) || err.errorType !== 'invalid_session_jwt')
+          throw err;
+      }
+    }
+    if (token === undefined) {
+      const auth = await latchkey.sessions.check({ app_id: appId, session_jwt: jwt as string, mode });
+      return { kind: 'session', auth, appId, credential: { session_jwt: jwt as string } };
+    }
+    if (mode === 'token' && jwt !== undefined && !nearExpiry(jwt)) {
+      const auth = await latchkey.sessions.check({ app_id: appId, session_token: token, mode });
+      return { kind: 'session', auth, appId, credential: { session_token: token } };
+    }
+    // No JWT, or one near (or past) its expiry: authenticate by token, which hands back a fresh one.
+    const fresh = await latchkey.sessions.authenticate(appId, { session_token: token });
+    setCookies.push(
+      ...sessionCookies(cookies, request.hostname, {
+        session_jwt: fresh.session_jwt,
+        expiresAt: fresh.session.expires_at,
+      }),
+    );
+    const auth: SessionCheck = {
+      app_id: appId,
+      user_id: fresh.user_id,
+      session_id: fresh.session.id,
+      factors: fresh.session.factors,
+      expires_at: fresh.session.expires_at,
+    };
+    return { kind: 'session', auth, appId, credential: { session_token: token } };
+  }
+}
+
+function usedCookies(request: HostRequest, cookies: ResolvedCookieOptions): boolean {
+  if (bearerCredential(request.header('authorization')) !== undefined) return false;
+  const jar = parseCookies(request.header('cookie'));
+  return jar.has(cookies.tokenName) || jar.has(cookies.jwtName);
+}
+
+const placeholder = (appId: string): SessionCheck => ({
+  app_id: appId,
+  user_id: '',
+  session_id: '',
+  factors: [],
+  expires_at: 0,
+});
+
+/** Less than half the JWT's lifetime left (read unverified: only to decide on a refresh). */
+function nearExpiry(jwt: string): boolean {
+  try {
+    const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8'));
+    const { iat, exp } = payload as { iat?: unknown; exp?: unknown };
+    if (typeof iat !== 'number' || typeof exp !== 'number') return true;
+    return exp - Date.now() / 1000 <= (exp - iat) / 2;
+  } catch {
+    return true;
+  }
+}
+
+/** The configured App, or the instance's only App (looked up once per resolver). */
+function singleAppId(latchkey: LatchkeySessions, appId: string | undefined) {
+  let found: Promise<string> | undefined;
+  return (): Promise<string> => {
+    if (appId !== undefined) return Promise.resolve(appId);
+    found ??= latchkey.apps.list().then((apps) => {
+      if (apps.length !== 1) {
+        found = undefined;
+        throw new Error(
+          `latchkey: this instance holds ${apps.length} Apps; pass app_id to the session helpers`,
+        );
+      }
+      return apps[0]!.id;
+    });
+    return found;
+  };
+}
+
+/** The App's allowed browser origins (settings `cors.allowed_origins`), read at most every 5 s. */
+const APP_CACHE_MS = 5000;
+const originCaches = new WeakMap<LatchkeySessions, Map<string, { origins: string[]; until: number }>>();
+
+async function allowedOrigins(latchkey: LatchkeySessions, appId: string): Promise<string[]> {
+  const cache = originCaches.get(latchkey) ?? new Map();
+  originCaches.set(latchkey, cache);
+  const cached = cache.get(appId);
+  if (cached && cached.until > Date.now()) return cached.origins;
+  const app = await latchkey.apps.get(appId);
+  const origins = app.settings.cors.allowed_origins;
+  cache.set(appId, { origins, until: Date.now() + APP_CACHE_MS });
+  return origins;
+}

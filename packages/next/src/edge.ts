@@ -1,0 +1,90 @@
+import { bearerCredential, parseCookies, SESSION_COOKIE_NAMES } from '@latchkey/core/credentials';
+// jose's subpaths, not its index: the index also brings JWE, whose deflate the edge runtime lacks.
+import { JOSEError, JWKSTimeout, JWTExpired } from 'jose/errors';
+import { createRemoteJWKSet } from 'jose/jwks/remote';
+import { jwtVerify } from 'jose/jwt/verify';
+
+/**
+ * `@latchkey/next/edge`: the session check for `middleware.ts` on the edge runtime. It verifies
+ * the session JWT with the App's public keys, fetched from its JWKS URL and cached, and imports
+ * nothing but jose and the import-free credential parsing of `@latchkey/core/credentials`: no
+ * storage, no server code. Like `mode: 'jwt'`, a revoked session passes until its JWT expires.
+ */
+export interface EdgeSessionOptions {
+  /** The App's JWKS: `https://your.site/api/v1/auth/sessions/jwks/{app_id}`. */
+  jwksUrl: string | URL;
+  /** The App whose JWTs are accepted (their audience). */
+  appId: string;
+  /** The JWTs' issuer; default `latchkey` (the `jwt_issuer` option of createLatchkey). */
+  issuer?: string;
+  /** Read the session JWT cookie too (when no bearer JWT is sent); off by default. */
+  cookies?: boolean | { jwtName?: string; tokenName?: string };
+}
+
+/** The verified session, in the shape of `SessionCheck`. */
+export interface EdgeSession {
+  app_id: string;
+  user_id: string;
+  session_id: string;
+  factors: unknown[];
+  expires_at: number;
+}
+
+export type EdgeSessionResult =
+  | { session: EdgeSession }
+  /**
+   * `refreshable`: the JWT cookie is missing or expired but the session token cookie is there, so
+   * a Node route checking with `cookies` (`withSession`, `requireSession`) can renew the JWT cookie.
+   */
+  | { session: null; refreshable: boolean };
+
+// One remote key set per JWKS URL: jose caches the document and its imported keys, and refetches
+// (rate-limited) when a JWT names a key it lacks, as after a key rotation.
+const MAX_KEY_SETS = 100;
+const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+
+function keySet(url: string): ReturnType<typeof createRemoteJWKSet> {
+  const known = keySets.get(url);
+  if (known) return known;
+  const set = createRemoteJWKSet(new URL(url));
+  if (keySets.size >= MAX_KEY_SETS) keySets.delete(keySets.keys().next().value as string);
+  keySets.set(url, set);
+  return set;
+}
+
+/** Checks the request's session JWT (bearer, else the JWT cookie when `cookies` is set). */
+export async function verifyEdgeSession(
+  request: { headers: { get(name: string): string | null } },
+  options: EdgeSessionOptions,
+): Promise<EdgeSessionResult> {
+  const bearer = bearerCredential(request.headers.get('authorization'));
+  const names = options.cookies ? (options.cookies === true ? {} : options.cookies) : undefined;
+  const jar = names ? parseCookies(request.headers.get('cookie')) : new Map<string, string>();
+  const hasToken = names !== undefined && !!jar.get(names.tokenName ?? SESSION_COOKIE_NAMES.token);
+  let jwt: string | undefined;
+  if (bearer) jwt = 'session_jwt' in bearer ? bearer.session_jwt : undefined;
+  else if (names) jwt = jar.get(names.jwtName ?? SESSION_COOKIE_NAMES.jwt) || undefined;
+  // A bearer session token needs storage: the edge cannot check it.
+  if (jwt === undefined) return { session: null, refreshable: !bearer && hasToken };
+  try {
+    const { payload } = await jwtVerify(jwt, keySet(String(options.jwksUrl)), {
+      issuer: options.issuer ?? 'latchkey',
+      audience: options.appId,
+      algorithms: ['ES256', 'EdDSA'],
+    });
+    const { sub, sid, exp, factors } = payload;
+    if (
+      typeof sub !== 'string' ||
+      typeof sid !== 'string' ||
+      typeof exp !== 'number' ||
+      !Array.isArray(factors)
+    )
+      return { session: null, refreshable: false };
+    return { session: { app_id: options.appId, user_id: sub, session_id: sid, factors, expires_at: exp } };
+  } catch (err) {
+    if (err instanceof JOSEError && !(err instanceof JWKSTimeout)) {
+      return { session: null, refreshable: !bearer && hasToken && err instanceof JWTExpired };
+    }
+    throw err; // the JWKS could not be fetched: a fault of the server, not of the client
+  }
+}

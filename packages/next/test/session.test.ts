@@ -1,0 +1,242 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createLatchkey, type Factor, type Latchkey } from '@latchkey/core';
+import { memoryStorage } from '@latchkey/memory';
+import { checkSession, getSession, latchkeyHandlers, withSession } from '@latchkey/next';
+import { verifyEdgeSession } from '@latchkey/next/edge';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+const ORIGIN = 'http://localhost:3000';
+const factor: Factor = {
+  type: 'otp',
+  delivery_channel: 'email',
+  method: { method_id: 'email_x', method_type: 'email', last_verified_at: 0 },
+};
+
+let latchkey: Latchkey;
+let other: Latchkey;
+let appId: string;
+let publicToken: string;
+let otherAppId: string;
+let jwksServer: Server;
+let jwksBase: string;
+
+async function signIn(instance: Latchkey, app: string, email: string) {
+  const user = await instance.users.create(app, { email });
+  const issued = await instance.sessions.issue(app, user.user_id, factor, { session_expires_in: 60 });
+  return {
+    userId: user.user_id,
+    sessionId: issued.session!.id,
+    token: issued.session_token as string,
+    jwt: issued.session_jwt as string,
+  };
+}
+
+beforeAll(async () => {
+  latchkey = createLatchkey({ storage: memoryStorage(), secret: 'next-session-test-secret-0123456789' });
+  const app = await latchkey.apps.create({
+    name: 'Host',
+    settings: { cors: { allowed_origins: ['https://app.example.com'] } },
+  });
+  appId = app.app_id;
+  publicToken = app.public_token;
+  other = createLatchkey({ storage: memoryStorage(), secret: 'other-session-test-secret-0123456789' });
+  otherAppId = (await other.apps.create({ name: 'Other' })).app_id;
+  // The App's JWKS served over HTTP, as the edge helper fetches it in production.
+  jwksServer = createServer((req, res) => {
+    latchkey.fetch(new Request(`http://127.0.0.1${req.url}`)).then(async (r) => {
+      res.writeHead(r.status, { 'content-type': 'application/json' });
+      res.end(await r.text());
+    });
+  });
+  await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+  jwksBase = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  vi.useRealTimers();
+  await new Promise((resolve) => jwksServer.close(resolve));
+});
+
+const bearer = (credential: string) => new Headers({ authorization: `Bearer ${credential}` });
+
+async function expectError(res: Response, status: number, errorType: string) {
+  expect(res.status).toBe(status);
+  const body = await res.json();
+  expect(body).toEqual({
+    status_code: status,
+    request_id: res.headers.get('x-request-id'),
+    error_type: errorType,
+    error_message: expect.any(String),
+  });
+}
+
+describe('getSession', () => {
+  it('reads a bearer JWT or token; app_id may be left out with one App; null without one', async () => {
+    const s = await signIn(latchkey, appId, 'bearer@example.com');
+    for (const credential of [s.jwt, s.token]) {
+      const auth = await getSession(latchkey, new Request(`${ORIGIN}/me`, { headers: bearer(credential) }));
+      expect(auth).toMatchObject({ app_id: appId, user_id: s.userId, session_id: s.sessionId });
+    }
+    // A server component passes its headers alone.
+    expect((await getSession(() => latchkey, { headers: bearer(s.jwt) }))?.user_id).toBe(s.userId);
+    expect(await getSession(latchkey, new Request(`${ORIGIN}/me`))).toBeNull();
+  });
+
+  it('a revoked session: null at once in token mode, accepted until exp in jwt mode', async () => {
+    const s = await signIn(latchkey, appId, 'revoked@example.com');
+    await latchkey.sessions.revoke(appId, { session_id: s.sessionId });
+    const req = () => ({ headers: bearer(s.jwt) });
+    expect(await getSession(latchkey, req(), { mode: 'token' })).toBeNull();
+    expect((await getSession(latchkey, req(), { app_id: appId, mode: 'jwt' }))?.user_id).toBe(s.userId);
+  });
+
+  it('another App’s JWT: null', async () => {
+    const theirs = await signIn(other, otherAppId, 'other@example.com');
+    expect(await getSession(latchkey, { headers: bearer(theirs.jwt) })).toBeNull();
+    const checked = await checkSession(latchkey, { headers: bearer(theirs.jwt) });
+    expect(checked.session).toMatchObject({ kind: 'error' });
+  });
+});
+
+describe('withSession', () => {
+  const handler = () =>
+    withSession(latchkey, (_req, auth) => Response.json({ user_id: auth.user_id }), { mode: 'token' });
+
+  it('401 in the documented shape without a live session, 200 with one', async () => {
+    await expectError(await handler()(new Request(`${ORIGIN}/me`), {}), 401, 'session_required');
+    const s = await signIn(latchkey, appId, 'with@example.com');
+    const ok = await handler()(new Request(`${ORIGIN}/me`, { headers: bearer(s.jwt) }), {});
+    expect(await ok.json()).toEqual({ user_id: s.userId });
+    await latchkey.sessions.revoke(appId, { session_jwt: s.jwt });
+    await expectError(
+      await handler()(new Request(`${ORIGIN}/me`, { headers: bearer(s.jwt) }), {}),
+      401,
+      'session_not_found',
+    );
+  });
+});
+
+describe('cookies', () => {
+  const cookieJar = (res: Response) =>
+    res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+
+  it('set by the handlers on authenticate, read and refreshed by withSession, cleared on revoke; CSRF refused', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { POST } = latchkeyHandlers(latchkey, { cookies: true });
+    const s = await signIn(latchkey, appId, 'cookies@example.com');
+    const auth = await POST(
+      new Request(`${ORIGIN}/api/v1/auth/sessions/authenticate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${publicToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ session_token: s.token }),
+      }),
+    );
+    expect(auth.status).toBe(200);
+    const set = auth.headers.getSetCookie();
+    expect(set).toHaveLength(2);
+    for (const c of set) expect(c).toMatch(/HttpOnly; SameSite=Lax$/); // localhost: not Secure
+    const jar = cookieJar(auth);
+
+    const route = withSession(latchkey, (_req, a) => Response.json({ user_id: a.user_id }), {
+      mode: 'token',
+      cookies: true,
+    });
+    const used = await route(new Request(`${ORIGIN}/me`, { headers: { cookie: jar } }), {});
+    expect(await used.json()).toEqual({ user_id: s.userId });
+    expect(used.headers.getSetCookie()).toEqual([]);
+
+    vi.setSystemTime(Date.now() + 200_000); // past half the JWT's life: a fresh JWT cookie
+    const refreshed = await route(new Request(`${ORIGIN}/me`, { headers: { cookie: jar } }), {});
+    expect(refreshed.status).toBe(200);
+    const fresh = refreshed.headers.getSetCookie();
+    expect(fresh).toHaveLength(1);
+    expect(fresh[0]).toMatch(/^latchkey_session_jwt=/);
+
+    const write = (headers: Record<string, string>) =>
+      route(new Request(`${ORIGIN}/transfer`, { method: 'POST', headers: { cookie: jar, ...headers } }), {});
+    await expectError(await write({ origin: 'https://evil.example' }), 403, 'cross_site_request');
+    expect((await write({ origin: 'https://app.example.com' })).status).toBe(200);
+    expect((await write({ origin: ORIGIN })).status).toBe(200);
+
+    const revoked = await POST(
+      new Request(`${ORIGIN}/api/v1/auth/sessions/revoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${publicToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ session_token: s.token }),
+      }),
+    );
+    expect(revoked.status).toBe(200);
+    const cleared = revoked.headers.getSetCookie();
+    expect(cleared).toHaveLength(2);
+    for (const c of cleared) expect(c).toMatch(/=; .*Max-Age=0/);
+    const after = await route(new Request(`${ORIGIN}/me`, { headers: { cookie: jar } }), {});
+    await expectError(after, 401, 'session_not_found');
+    expect(after.headers.getSetCookie()).toHaveLength(2); // dead cookies are dropped
+    vi.useRealTimers();
+  });
+});
+
+describe('@latchkey/next/edge', () => {
+  const options = () => ({ jwksUrl: `${jwksBase}/v1/auth/sessions/jwks/${appId}`, appId });
+
+  it('verifies a bearer or cookie JWT with the App’s JWKS; refuses none, another App’s, a token', async () => {
+    const s = await signIn(latchkey, appId, 'edge@example.com');
+    expect(await verifyEdgeSession({ headers: bearer(s.jwt) }, options())).toEqual({
+      session: expect.objectContaining({ app_id: appId, user_id: s.userId, session_id: s.sessionId }),
+    });
+    const cookie = new Headers({ cookie: `latchkey_session_jwt=${s.jwt}` });
+    expect(
+      (await verifyEdgeSession({ headers: cookie }, { ...options(), cookies: true })).session?.user_id,
+    ).toBe(s.userId);
+    expect((await verifyEdgeSession({ headers: cookie }, options())).session).toBeNull();
+    expect(await verifyEdgeSession({ headers: new Headers() }, options())).toEqual({
+      session: null,
+      refreshable: false,
+    });
+    const theirs = await signIn(other, otherAppId, 'edge-other@example.com');
+    expect((await verifyEdgeSession({ headers: bearer(theirs.jwt) }, options())).session).toBeNull();
+    expect((await verifyEdgeSession({ headers: bearer(s.token) }, options())).session).toBeNull();
+    // Right keys, wrong audience: a JWT of this App checked for another App id.
+    expect(
+      (await verifyEdgeSession({ headers: bearer(s.jwt) }, { ...options(), appId: otherAppId })).session,
+    ).toBeNull();
+  });
+
+  it('an expired JWT cookie beside the token cookie is refreshable', async () => {
+    const s = await signIn(latchkey, appId, 'edge-expired@example.com');
+    const headers = new Headers({ cookie: `latchkey_session=${s.token}; latchkey_session_jwt=${s.jwt}` });
+    const [, payload] = s.jwt.split('.');
+    const { exp } = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime((exp + 1) * 1000);
+    expect(await verifyEdgeSession({ headers }, { ...options(), cookies: true })).toEqual({
+      session: null,
+      refreshable: true,
+    });
+    vi.useRealTimers();
+  });
+
+  it('bundles to jose and the import-free credential module, nothing else', async () => {
+    const result = await build({
+      entryPoints: [fileURLToPath(new URL('../src/edge.ts', import.meta.url))],
+      bundle: true,
+      write: false,
+      metafile: true,
+      format: 'esm',
+      platform: 'neutral',
+      conditions: ['source'],
+      external: ['jose', 'jose/*'],
+      logLevel: 'silent',
+    });
+    const inputs = Object.keys(result.metafile.inputs).map((p) => p.replace(/^.*packages\//, ''));
+    expect(inputs.sort()).toEqual(['core/src/host-sessions/credentials.ts', 'next/src/edge.ts']);
+    const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
+    expect(imports.sort()).toEqual(['jose/errors', 'jose/jwks/remote', 'jose/jwt/verify']);
+  });
+});
