@@ -1,6 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { type AppKeys, type Latchkey, LatchkeyError } from '@latchkey/core';
-import { latchkeyErrorHandler, looksLikeJwt, requireSession } from '@latchkey/express';
+import {
+  type AppKeys,
+  bearerCredential,
+  errorBody,
+  type Latchkey,
+  LatchkeyError,
+  newRequestId,
+  systemRandom,
+} from '@latchkey/core';
+import { latchkeyErrorHandler, requireSession } from '@latchkey/express';
 import express, { type Request, type Response, Router } from 'express';
 
 export const ACCOUNT_TOTP = '/account/totp';
@@ -24,13 +31,7 @@ export function accountRoutes(latchkey: Latchkey, keys: AppKeys): Router {
       } catch (err) {
         const e = err instanceof LatchkeyError ? err : new LatchkeyError('internal_error');
         if (e.retryAfter !== undefined) res.set('retry-after', String(Math.max(1, Math.ceil(e.retryAfter))));
-        res.status(e.status).json({
-          status_code: e.status,
-          request_id: `req_${randomBytes(12).toString('base64url')}`,
-          error_type: e.errorType,
-          error_message: e.message,
-          ...(e.field === undefined ? {} : { error_field: e.field }),
-        });
+        res.status(e.status).json(errorBody(e, newRequestId(systemRandom)));
       }
     };
   const text = (req: Request, field: string): string => {
@@ -43,10 +44,9 @@ export function accountRoutes(latchkey: Latchkey, keys: AppKeys): Router {
   };
   /** The session the request came with, so the TOTP factor joins that very session. */
   const session = (req: Request) => {
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
     const minutes = (req.body as { session_expires_in?: unknown }).session_expires_in;
     return {
-      ...(looksLikeJwt(bearer) ? { session_jwt: bearer } : { session_token: bearer }),
+      ...bearerCredential(req.headers.authorization),
       ...(typeof minutes === 'number' && Number.isInteger(minutes) ? { session_expires_in: minutes } : {}),
     };
   };
