@@ -1,48 +1,83 @@
 import type { AppKeys } from '@latchkey/core';
 import { type Router as ExpressRouter, Router } from 'express';
+import { clientPage } from './page-layout.js';
 
 export const MAGIC_LINK_PAGE = '/magic-link';
 
 /**
- * The demo App's own pages on localhost. The magic-link page is where links lead: it reads
- * `token` and POSTs it to authenticate from the browser. A GET never consumes a token, so mail
- * scanners that follow links do no harm.
+ * The demo App's own pages, all on @latchkey/client: the sign-in page at `/` and the magic-link
+ * landing page where links lead. A GET never consumes a token, so mail scanners that follow
+ * links do no harm: the page's script authenticates it.
  */
 export function demoPages(keys: AppKeys): ExpressRouter {
   const router = Router();
+  router.get('/', (_req, res) => {
+    res.type('html').send(clientPage('Latchkey sign-in', keys.public_token, signInBody, signInScript));
+  });
   router.get(MAGIC_LINK_PAGE, (_req, res) => {
-    res.type('html').send(magicLinkPage(keys.public_token));
+    res.type('html').send(clientPage('Signing you in…', keys.public_token, '', magicLinkScript));
   });
   return router;
 }
 
-const magicLinkPage = (publicToken: string) => `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Latchkey magic link</title>
-<style>body{font:16px system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:1rem;overflow:auto}</style>
-</head>
-<body>
-<h1>Signing you in…</h1>
-<pre id="result">Waiting for the token…</pre>
-<script type="module">
-const out = document.getElementById('result');
-const heading = document.querySelector('h1');
-const token = new URLSearchParams(location.search).get('token');
-if (!token) {
-  heading.textContent = 'No token in this link';
-  out.textContent = 'Open the link from your email.';
-} else {
-  const res = await fetch('/v1/auth/magic_links/authenticate', {
-    method: 'POST',
-    headers: { authorization: 'Bearer ${publicToken}', 'content-type': 'application/json' },
-    body: JSON.stringify({ token, session_expires_in: 60 }),
-  });
-  const body = await res.json();
-  heading.textContent = res.ok ? (body.link_type === 'signup' ? 'Welcome, you are registered' : 'You are signed in') : 'This link did not work';
-  out.textContent = JSON.stringify(body, null, 2);
-  history.replaceState(null, '', location.pathname);
-}
-</script>
-</body>
-</html>
+const signInBody = `<p>The API is under <code>/v1</code> (see <a href="/v1/openapi.json">/v1/openapi.json</a>); passcodes and links land in the outbox file. Passkeys: <a href="/passkeys">/passkeys</a>.</p>
+<section><h2>Email passcode</h2>
+<input id="otp-email" type="email" placeholder="you@example.com"> <button id="otp-send">Send code</button><br>
+<input id="otp-code" inputmode="numeric" placeholder="123456"> <button id="otp-verify">Sign in</button></section>
+<section><h2>Magic link</h2>
+<input id="magic-email" type="email" placeholder="you@example.com"> <button id="magic-send">Email me a link</button></section>
+<section><h2>Passkey</h2><button id="passkey-signin">Sign in with a passkey</button> (open at <code>localhost</code>)</section>
+<section><h2>Authenticator app (TOTP), once signed in</h2>
+<button id="totp-enrol">Set up</button> <img id="totp-qr" alt="" width="160"> <code id="totp-secret"></code><br>
+<input id="totp-code" placeholder="code or recovery code"> <button id="totp-verify">Activate</button> <button id="totp-authenticate">Verify code</button> <button id="totp-recover">Use recovery code</button></section>
+<section><h2>Wallet</h2><button id="eth-signin">Sign in with Ethereum</button> <button id="sol-signin">Sign in with Solana</button></section>
+<section><h2>Session</h2><button id="refresh">Refresh</button> <button id="signout">Sign out</button></section>`;
+
+const signInScript = `let methodId;
+run('otp-send', async () => {
+  const sent = await lk.otps.email.loginOrCreate({ email: $('otp-email').value });
+  methodId = sent.method_id;
+  return sent;
+}, 'code-sent');
+run('otp-verify', () => lk.otps.verify({ method_id: methodId, otp: $('otp-code').value.trim() }), 'signed-in');
+run('magic-send', () => lk.magicLinks.email.loginOrCreate({ email: $('magic-email').value }), 'link-sent');
+run('passkey-signin', () => lk.passkeys.signIn(), 'signed-in');
+run('totp-enrol', async () => {
+  const enrolment = await lk.totp.enrol();
+  $('totp-qr').src = enrolment.qrDataUrl;
+  $('totp-secret').textContent = enrolment.secretGrouped;
+  return enrolment;
+}, 'enrolled');
+run('totp-verify', () => lk.totp.verify($('totp-code').value.trim()), 'totp-active');
+run('totp-authenticate', () => lk.totp.authenticate($('totp-code').value.trim()), 'signed-in');
+run('totp-recover', () => lk.totp.recover($('totp-code').value.trim()), 'signed-in');
+run('eth-signin', () => {
+  if (!window.ethereum) throw Object.assign(new Error('No Ethereum wallet in this browser.'), { status: 0, error_type: 'no_wallet' });
+  return lk.wallets.ethereum.signIn(window.ethereum);
+}, 'signed-in');
+run('sol-signin', () => {
+  if (!window.solana) throw Object.assign(new Error('No Solana wallet in this browser.'), { status: 0, error_type: 'no_wallet' });
+  return lk.wallets.solana.signIn(window.solana);
+}, 'signed-in');
+run('refresh', () => lk.session.refresh(), 'refreshed');
+run('signout', async () => {
+  await lk.session.signOut();
+  return { signed_out: true };
+}, 'signed-out');
 `;
+
+const magicLinkScript = `const heading = document.querySelector('h1');
+show('working', 'Signing you in…');
+try {
+  const result = await lk.magicLinks.authenticateFromUrl();
+  if (result === null) {
+    heading.textContent = 'No token in this link';
+    show('no-token', 'Open the link from your email.');
+  } else {
+    heading.textContent = result.link_type === 'signup' ? 'Welcome, you are registered' : 'You are signed in';
+    show(result.link_type === 'signup' ? 'registered' : 'signed-in', result);
+  }
+} catch (err) {
+  heading.textContent = 'This link did not work';
+  show('failed', err.status + ' ' + err.error_type + ': ' + err.message);
+}`;

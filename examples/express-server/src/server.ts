@@ -15,7 +15,9 @@ import { redisRateLimiter } from '@latchkey/redis';
 import { outboxSender } from '@latchkey/senders';
 import express from 'express';
 import { Redis } from 'ioredis';
+import { accountRoutes } from './account-routes.js';
 import { serveAdminSocket } from './admin-socket.js';
+import { clientBundle } from './client-bundle.js';
 import type { ServerConfig } from './config.js';
 import { configureDemoApp, loadOrCreateDemoApp } from './demo-app.js';
 import { demoRateLimit } from './demo-rate-limit.js';
@@ -59,11 +61,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const app = express();
   app.disable('x-powered-by');
   app.use(demoRateLimit(rateLimiter));
-  app.get('/', (_req, res) => {
-    res.type('text/plain').send('Latchkey example server. API under /v1; see /v1/openapi.json.\n');
-  });
+  app.use(await clientBundle());
   app.use(demoPages(demo.keys));
-  app.use(passkeysPage());
+  app.use(passkeysPage(demo.keys));
+  app.use(accountRoutes(latchkey, demo.keys));
   app.use(latchkeyRouter(latchkey));
   // Last: whatever went wrong on the way (a rate limit, a missing file, a bug) is answered in
   // the documented JSON error shape, never Express's HTML page with a stack trace.

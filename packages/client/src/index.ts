@@ -1,0 +1,45 @@
+import { createClientCore, type LatchkeyClientOptions } from './client.js';
+import { magicLinks } from './magic-links.js';
+import { otps } from './otps.js';
+import { passkeys } from './passkeys.js';
+import { totp } from './totp.js';
+import type { BodyOf } from './transport.js';
+import { wallets } from './wallets.js';
+
+export type { BrowserRoute, LatchkeyClientOptions } from './client.js';
+export {
+  type ClientErrorType,
+  isLatchkeyClientError,
+  LatchkeyClientError,
+  type ServerErrorType,
+} from './errors.js';
+export type { components, PublicRoute, paths } from './generated/openapi.js';
+export type { SessionChange, SessionPersistence, SessionState } from './session-store.js';
+export { type TotpEnrolment, totpEnrolment } from './totp.js';
+export type { BodyOf, CallOptions, ResponseOf, Route } from './transport.js';
+export type { Eip1193Provider, SolanaMessageSigner } from './wallets.js';
+
+/**
+ * The browser client: the calls a page makes with the App's public token, the sign-in ceremonies
+ * and the session they leave behind. Runs anywhere `fetch` does.
+ */
+export function createLatchkeyClient(options: LatchkeyClientOptions & { totpPath?: string }) {
+  const { core, session, close } = createClientCore(options);
+  return {
+    /** A typed call to any public-token route, for what the helpers below do not cover. */
+    call: core.call,
+    session,
+    otps: otps(core),
+    magicLinks: magicLinks(core),
+    passkeys: passkeys(core),
+    totp: totp(core, options.totpPath),
+    wallets: wallets(core),
+    passwords: {
+      strength: (body: BodyOf<'post /v1/auth/passwords/strength_check'>) =>
+        core.call('post /v1/auth/passwords/strength_check', { body }),
+    },
+    close,
+  };
+}
+
+export type LatchkeyClient = ReturnType<typeof createLatchkeyClient>;

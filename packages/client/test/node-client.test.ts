@@ -1,0 +1,86 @@
+import { createLatchkey } from '@latchkey/core';
+import { memoryStorage } from '@latchkey/memory';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLatchkeyClient, isLatchkeyClientError, type LatchkeyClientError } from '../src/index.js';
+import { createLatchkeyServerClient } from '../src/server.js';
+
+// The client in Node against a real Latchkey, in process: its `fetch` is the instance's handler.
+const sent: Array<{ to: string; code?: string }> = [];
+const latchkey = createLatchkey({
+  storage: memoryStorage(),
+  secret: 'c'.repeat(40),
+  sender: { send: async (m) => void sent.push(m as { to: string; code?: string }) },
+});
+const app = await latchkey.apps.create({ name: 'Client' });
+const inProcess: typeof fetch = (input, init) => latchkey.fetch(new Request(input as string, init));
+const baseUrl = 'http://latchkey.test';
+afterAll(() => latchkey.close());
+
+const caught = async (promise: Promise<unknown>): Promise<LatchkeyClientError> => {
+  try {
+    await promise;
+  } catch (e) {
+    if (isLatchkeyClientError(e)) return e;
+    throw e;
+  }
+  throw new Error('expected a LatchkeyClientError');
+};
+
+describe('@latchkey/client in Node', () => {
+  it('signs in by email code, refreshes, signs out, with change events; the revoked token is refused', async () => {
+    const lk = createLatchkeyClient({ publicToken: app.public_token, baseUrl, fetch: inProcess });
+    const events: string[] = [];
+    lk.session.onChange((c) => events.push(c.type));
+    const email = 'node-client@example.com';
+    const { method_id } = await lk.otps.email.loginOrCreate({ email });
+    const code = sent.filter((m) => m.to === email).at(-1)!.code!;
+    const signedIn = await lk.otps.verify({ method_id, otp: code });
+    expect(lk.session.get()).toMatchObject({
+      user_id: signedIn.user_id,
+      session_token: signedIn.session_token,
+    });
+    const refreshed = await lk.session.refresh();
+    expect(refreshed?.session_token).toBe(signedIn.session_token);
+    await lk.session.signOut();
+    expect(lk.session.get()).toBeNull();
+    expect(events).toEqual(['signed-in', 'refreshed', 'signed-out']);
+    const refused = await caught(
+      lk.call('post /v1/auth/sessions/authenticate', { body: { session_token: signedIn.session_token! } }),
+    );
+    expect(refused).toMatchObject({ status: 401, error_type: 'session_not_found' });
+    lk.close();
+  });
+
+  it('turns every failure into one typed error: catalogue body, request id, field, non-JSON answer, no answer', async () => {
+    const lk = createLatchkeyClient({ publicToken: app.public_token, baseUrl, fetch: inProcess });
+    const bad = await caught(lk.otps.email.send({ email: 'not an email' }));
+    expect(bad).toMatchObject({ status: 400, error_type: 'invalid_email', name: 'LatchkeyClientError' });
+    expect(bad.request_id).toMatch(/^req_/);
+    const missing = await caught(lk.call('post /v1/auth/otps/verify', { body: { otp: '1' } as never }));
+    expect(missing).toMatchObject({ status: 400, error_type: 'missing_field', error_field: 'method_id' });
+
+    const html: typeof fetch = async () => new Response('<h1>Bad gateway</h1>', { status: 502 });
+    const proxy = createLatchkeyClient({ publicToken: app.public_token, baseUrl, fetch: html });
+    expect(await caught(proxy.otps.email.send({ email: 'a@example.com' }))).toMatchObject({
+      status: 502,
+      error_type: 'invalid_response',
+    });
+    const offline = createLatchkeyClient({ publicToken: app.public_token, baseUrl: 'http://127.0.0.1:1' });
+    expect(await caught(offline.otps.email.send({ email: 'a@example.com' }))).toMatchObject({
+      status: 0,
+      error_type: 'network_error',
+    });
+  });
+
+  it('the server entry calls secret-key routes; the public token is refused there', async () => {
+    const server = createLatchkeyServerClient({ baseUrl, secretKey: app.secret_key, fetch: inProcess });
+    const user = await server.call('post /v1/auth/users', { body: { email: 'server-client@example.com' } });
+    const again = await server.call('get /v1/auth/users/{user_id}', { params: { user_id: user.user_id } });
+    expect(again.user_id).toBe(user.user_id);
+    const asBrowser = createLatchkeyServerClient({ baseUrl, secretKey: app.public_token, fetch: inProcess });
+    const refused = await caught(
+      asBrowser.call('get /v1/auth/users/{user_id}', { params: { user_id: user.user_id } }),
+    );
+    expect(refused).toMatchObject({ status: 403, error_type: 'secret_key_required' });
+  });
+});
