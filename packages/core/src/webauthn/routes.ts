@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { HttpApp } from '../http/env.js';
+import type { Context } from 'hono';
+import type { HttpApp, HttpEnv } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
 import { policy } from '../http/route-policy.js';
@@ -89,23 +90,11 @@ const remove = createRoute({
 
 export function registerWebAuthnRoutes(app: HttpApp, webauthn: WebAuthnService) {
   app.openapi(registrationBegin, async (c) => {
-    const { user_id, session_token, session_jwt, ...rest } = c.req.valid('json');
-    const appId = c.get('app').id;
-    const userId = await webauthn.registrantUserId(appId, c.get('keyKind'), {
-      user_id,
-      session_token,
-      session_jwt,
-    });
+    const { appId, userId, rest } = await registrant(webauthn, c, c.req.valid('json'));
     return c.json(await webauthn.beginRegistration(appId, { ...rest, user_id: userId }), 200);
   });
   app.openapi(registrationCreate, async (c) => {
-    const { user_id, session_token, session_jwt, ...rest } = c.req.valid('json');
-    const appId = c.get('app').id;
-    const userId = await webauthn.registrantUserId(appId, c.get('keyKind'), {
-      user_id,
-      session_token,
-      session_jwt,
-    });
+    const { appId, userId, rest } = await registrant(webauthn, c, c.req.valid('json'));
     return c.json(await webauthn.createRegistration(appId, { ...rest, user_id: userId }), 200);
   });
   app.openapi(authenticationBegin, async (c) => {
@@ -121,4 +110,23 @@ export function registerWebAuthnRoutes(app: HttpApp, webauthn: WebAuthnService) 
       200,
     ),
   );
+}
+
+/**
+ * The user a registration is for: the named `user_id` with the secret key, the live session's
+ * user with the public token. The rest of the body goes on to the service.
+ */
+async function registrant<T extends { user_id?: string; session_token?: string; session_jwt?: string }>(
+  webauthn: WebAuthnService,
+  c: Context<HttpEnv>,
+  body: T,
+) {
+  const { user_id, session_token, session_jwt, ...rest } = body;
+  const appId = c.get('app').id;
+  const userId = await webauthn.registrantUserId(appId, c.get('keyKind'), {
+    user_id,
+    session_token,
+    session_jwt,
+  });
+  return { appId, userId, rest };
 }
