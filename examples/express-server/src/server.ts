@@ -10,7 +10,7 @@ import {
   storageRateLimiter,
   systemClock,
 } from '@latchkey/core';
-import { latchkeyErrorHandler, latchkeyRouter } from '@latchkey/express';
+import { latchkeyErrorHandler, latchkeyRequestGuard, latchkeyRouter } from '@latchkey/express';
 import { redisRateLimiter } from '@latchkey/redis';
 import { outboxSender } from '@latchkey/senders';
 import express from 'express';
@@ -60,6 +60,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   const app = express();
   app.disable('x-powered-by');
+  app.use(latchkeyRequestGuard());
   app.use(demoRateLimit(rateLimiter));
   app.use(await clientBundle());
   app.use(demoPages(demo.keys));

@@ -92,7 +92,7 @@ describe("the example server's own routes", () => {
     }
     const page = await fetch(`${server.url}/passkeys`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('signed in');
+    expect(await page.text()).toContain('Sign in first');
   });
 
   it('answers a malformed JSON body, a missing file and odd requests in the documented shape', async () => {

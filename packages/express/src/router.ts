@@ -39,15 +39,8 @@ export interface LatchkeyRouterOptions {
 export function latchkeyRouter(latchkey: LatchkeyHandler, options: LatchkeyRouterOptions = {}): Router {
   const router = Router();
   const cookies = resolveCookieOptions(options.cookies);
+  router.use(latchkeyRequestGuard());
   router.use((req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
-    const refused = unservable(req);
-    if (refused) {
-      settleUnreadBody(req, res);
-      answerError(res, refused.status, refused.error_type, refused.error_message, {
-        ...(refused.error_field ? { error_field: refused.error_field } : {}),
-      });
-      return;
-    }
     latchkey
       .fetch(toWebRequest(req), { clientIp: req.ip })
       .then(async (response) => {
@@ -63,6 +56,25 @@ export function latchkeyRouter(latchkey: LatchkeyHandler, options: LatchkeyRoute
       .catch(next);
   });
   return router;
+}
+
+/**
+ * Answers, in the documented error shape, what Node accepted but no route should be asked: a
+ * forbidden method (TRACE, CONNECT, TRACK) or a Host header that is no host. The router runs it
+ * first; mount it before a host app's own pages to give them the same guard.
+ */
+export function latchkeyRequestGuard() {
+  return (req: ExpressRequest, res: ExpressResponse, next: NextFunction): void => {
+    const refused = unservable(req);
+    if (!refused) {
+      next();
+      return;
+    }
+    settleUnreadBody(req, res);
+    answerError(res, refused.status, refused.error_type, refused.error_message, {
+      ...(refused.error_field ? { error_field: refused.error_field } : {}),
+    });
+  };
 }
 
 /** Methods Node parses but a Web Request refuses to carry (Fetch's forbidden methods). */
