@@ -80,7 +80,11 @@ async function serve(command: string, args: string[], port: number) {
   return { url, output: () => output, stop: () => child.kill() };
 }
 
-const workerdConfig = (port: number) => `using Workerd = import "/workerd/workerd.capnp";
+/**
+ * workerd's config for one worker. Since compatibility date 2026-08-04 `nodejs_compat` is on by
+ * default; `no_nodejs_compat` turns it off, which shows the core needs no Node API at all.
+ */
+const workerdConfig = (port: number, flags: string[]) => `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [ (name = "latchkey", worker = .worker) ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "latchkey") ],
@@ -88,34 +92,45 @@ const config :Workerd.Config = (
 const worker :Workerd.Worker = (
   modules = [ (name = "worker.js", esModule = embed "worker.js") ],
   compatibilityDate = "2026-11-01",
+  compatibilityFlags = ${JSON.stringify(flags)},
 );
 `;
 
-const starts = {
-  /** No `nodejs_compat` flag: the core needs no Node API. */
-  workerd: async (bin: string) => {
-    const port = await freePort();
-    writeFileSync(join(work, 'config.capnp'), workerdConfig(port));
-    return serve(bin, ['serve', 'config.capnp'], port);
-  },
-  /** Network access only: no file, env or other permission. */
-  deno: async (bin: string) => {
-    const port = await freePort();
-    return serve(bin, ['run', '--allow-net=127.0.0.1', 'deno.js', String(port)], port);
-  },
+const workerd = (flags: string[]) => async (bin: string) => {
+  const port = await freePort();
+  const config = `config-${port}.capnp`;
+  writeFileSync(join(work, config), workerdConfig(port, flags));
+  return serve(bin, ['serve', config], port);
 };
 
-for (const name of ['workerd', 'deno'] as const) {
-  const installed = await installRuntime(name);
-  if (installed.why) console.warn(`runtimes.test.ts: skipping ${name}: ${installed.why}`);
-  const title = installed.why ? `${name} (skipped: ${installed.why})` : name;
+/** Each target: which binary, how it is started. */
+const targets = [
+  {
+    title: 'workerd without Node APIs (no_nodejs_compat)',
+    runtime: 'workerd',
+    start: workerd(['no_nodejs_compat']),
+  },
+  { title: 'workerd with nodejs_compat (the default)', runtime: 'workerd', start: workerd([]) },
+  {
+    title: 'Deno (Deno.serve, --allow-net only)',
+    runtime: 'deno',
+    start: async (bin: string) => {
+      const port = await freePort();
+      return serve(bin, ['run', '--allow-net=127.0.0.1', 'deno.js', String(port)], port);
+    },
+  },
+] as const;
 
-  describe.skipIf(!installed.bin)(title, () => {
+for (const { title, runtime, start } of targets) {
+  const installed = await installRuntime(runtime);
+  if (installed.why) console.warn(`runtimes.test.ts: skipping ${title}: ${installed.why}`);
+
+  describe.skipIf(!installed.bin)(installed.why ? `${title} (skipped: ${installed.why})` : title, () => {
     let server: Awaited<ReturnType<typeof serve>>;
     let keys: { app_id: string; secret_key: string; public_token: string };
 
     beforeAll(async () => {
-      server = await starts[name](installed.bin!);
+      server = await start(installed.bin!);
       keys = await (await fetch(`${server.url}/fixture/app`)).json();
     });
     afterAll(() => server?.stop());
@@ -135,12 +150,12 @@ for (const name of ['workerd', 'deno'] as const) {
     };
 
     it('creates a user, and answers a duplicate with the documented error body', async () => {
-      const user = ok(await call('POST', '/v1/auth/users', { email: `${name}.user@example.com` }));
+      const user = ok(await call('POST', '/v1/auth/users', { email: 'user@example.com' }));
       expect(user.user_id).toMatch(/^user_/);
       expect(ok(await call('GET', `/v1/auth/users/${user.user_id}`)).emails[0].email).toBe(
-        `${name}.user@example.com`,
+        'user@example.com',
       );
-      const dup = await call('POST', '/v1/auth/users', { email: `${name}.user@example.com` });
+      const dup = await call('POST', '/v1/auth/users', { email: 'user@example.com' });
       expect(dup.status).toBe(409);
       expect(dup.body).toMatchObject({
         status_code: 409,
@@ -151,7 +166,7 @@ for (const name of ['workerd', 'deno'] as const) {
     });
 
     it('OTP login_or_create sends a code; verify starts a session whose JWT jose verifies', async () => {
-      const email = `${name}.otp@example.com`;
+      const email = 'otp@example.com';
       const sent = ok(
         await call('POST', '/v1/auth/otps/email/login_or_create', { email }, keys.public_token),
       );
@@ -181,7 +196,7 @@ for (const name of ['workerd', 'deno'] as const) {
     });
 
     it('TOTP create answers a PNG QR code (jsqr reads the otpauth URI); a code from it verifies', async () => {
-      const user = ok(await call('POST', '/v1/auth/users', { email: `${name}.totp@example.com` }));
+      const user = ok(await call('POST', '/v1/auth/users', { email: 'totp@example.com' }));
       const created = ok(await call('POST', '/v1/auth/totps/create', { user_id: user.user_id }));
       expect(created.qr_base64.startsWith('data:image/png;base64,')).toBe(true);
       const bytes = Buffer.from(created.qr_base64.split(',')[1], 'base64');
@@ -198,7 +213,7 @@ for (const name of ['workerd', 'deno'] as const) {
     });
 
     it('creates a Solana wallet and signs a legacy transaction; web3.js and tweetnacl verify it', async () => {
-      const user = ok(await call('POST', '/v1/auth/users', { email: `${name}.wallet@example.com` }));
+      const user = ok(await call('POST', '/v1/auth/users', { email: 'wallet@example.com' }));
       const wallet = ok(
         await call('POST', '/v1/wallets/create', { user_id: user.user_id, wallet_type: 'solana' }),
       );
