@@ -1,7 +1,8 @@
 /**
  * The core on edge runtimes: one bundle of @latchkey/core and @latchkey/memory (esbuild, browser
  * conditions, no Node built-ins: test/runtimes/worker.ts) served by workerd, Cloudflare's
- * Workers runtime, and by Deno's `Deno.serve`, each on a loopback port; this test drives the real
+ * Workers runtime (with and without `nodejs_compat`), by Deno's `Deno.serve` and by Bun's
+ * `Bun.serve`, each on a loopback port; this test drives the real
  * `/v1` HTTP API into it (user, OTP, TOTP create, Solana wallet create and signing) and checks the
  * answers with independent libraries (jose, jsqr, @solana/web3.js, tweetnacl). The binaries come
  * from npm at test time (test/runtimes/binaries.ts); a runtime whose binary cannot be installed
@@ -37,6 +38,7 @@ beforeAll(async () => {
     entryPoints: {
       worker: new URL('runtimes/worker.ts', import.meta.url).pathname,
       deno: new URL('runtimes/deno.ts', import.meta.url).pathname,
+      bun: new URL('runtimes/bun.ts', import.meta.url).pathname,
     },
     outdir: work,
     bundle: true,
@@ -117,6 +119,14 @@ const targets = [
     start: async (bin: string) => {
       const port = await freePort();
       return serve(bin, ['run', '--allow-net=127.0.0.1', 'deno.js', String(port)], port);
+    },
+  },
+  {
+    title: 'Bun (Bun.serve)',
+    runtime: 'bun',
+    start: async (bin: string) => {
+      const port = await freePort();
+      return serve(bin, ['run', 'bun.js', String(port)], port);
     },
   },
 ] as const;
