@@ -2,10 +2,25 @@ import type { Context } from 'hono';
 import type { HttpEnv } from './env.js';
 
 /**
+ * Whether this is Node, whose servers and adapters read a Response through its JS getters and
+ * methods. Native servers (workerd, `Deno.serve`, `Bun.serve`) write the body the Response was
+ * constructed with and never call an override, so everywhere else the text goes to the
+ * constructor as well, or every answer would leave with an empty body. Deno, Bun and workerd
+ * with `nodejs_compat` also define a `process` that calls itself node, hence the exclusions.
+ */
+const readsThroughGetters =
+  typeof process !== 'undefined' &&
+  process.release?.name === 'node' &&
+  !('Deno' in globalThis) &&
+  !('Bun' in globalThis) &&
+  globalThis.navigator?.userAgent !== 'Cloudflare-Workers';
+
+/**
  * A `Response` whose body is a string kept as is. Every answer of the API is a small JSON text,
  * and a plain `Response` built from a string sets up a ReadableStream that the adapter then
  * reads back: on cheap routes that cost more than the route. Here the stream is made only when
- * someone asks for `body`; `text()`, `json()` and `arrayBuffer()` answer from the string.
+ * someone asks for `body`; `text()`, `json()` and `arrayBuffer()` answer from the string. (On
+ * Node only: see readsThroughGetters.)
  */
 export class TextResponse extends Response {
   readonly #text: string;
@@ -13,7 +28,7 @@ export class TextResponse extends Response {
   #used = false;
 
   constructor(text: string, init: ResponseInit) {
-    super(null, init);
+    super(readsThroughGetters ? null : text, init);
     this.#text = text;
   }
 
