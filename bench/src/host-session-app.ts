@@ -31,7 +31,17 @@ export async function hostSessionApp(dataDir: string): Promise<HostSessionApp> {
   const issued = await latchkey.sessions.issue(
     app_id,
     user_id,
-    { type: 'otp', delivery_channel: 'email', method: { method_id: 'email_bench', method_type: 'email' } },
+    {
+      type: 'otp',
+      delivery_channel: 'email',
+      method: {
+        method_id: 'email_bench',
+        method_type: 'email',
+        email_id: 'email_bench',
+        email: 'bench@example.com',
+        last_verified_at: 0,
+      },
+    },
     { session_expires_in: 120 },
   );
   return {

@@ -139,7 +139,17 @@ async function otherAppsJwt(): Promise<string> {
   const issued = await other.sessions.issue(
     app_id,
     user_id,
-    { type: 'otp', delivery_channel: 'email', method: { method_id: 'email_1', method_type: 'email' } },
+    {
+      type: 'otp',
+      delivery_channel: 'email',
+      method: {
+        method_id: 'email_1',
+        method_type: 'email',
+        email_id: 'email_1',
+        email: 'other@example.com',
+        last_verified_at: 0,
+      },
+    },
     { session_expires_in: 60 },
   );
   return issued.session_jwt as string;

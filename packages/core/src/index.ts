@@ -65,7 +65,7 @@ export {
   deviceRequirement,
   meetsDeviceRequirement,
 } from './otps/device.js';
-export type { DeviceFingerprint, OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
+export type { OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
 export type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './otps/schema.js';
 export type { OtpService } from './otps/service.js';
 export type { PasswordEstimate } from './passwords/estimator.js';
@@ -85,15 +85,11 @@ export type { RouteRule } from './rate-limits/route-rules.js';
 export { storageRateLimiter } from './rate-limits/storage-rate-limiter.js';
 export type { SessionClaims, VerifySessionJwtOptions } from './sessions/jwt.js';
 export { DEFAULT_JWT_ISSUER, verifySessionJwt } from './sessions/jwt.js';
-export type {
-  Factor,
-  SessionRecord,
-  SessionRepo,
-  SigningKeyRecord,
-  SigningKeyRepo,
-} from './sessions/repo.js';
+export type { SessionRecord, SessionRepo, SigningKeyRecord, SigningKeyRepo } from './sessions/repo.js';
 export type { Session, SessionCheck, SessionCheckInput, SessionCheckMode } from './sessions/schema.js';
 export type { IssuedSession, SessionFields, SessionService } from './sessions/service.js';
+export type { DeviceFingerprint } from './shared/device-fingerprint.js';
+export type { Factor } from './shared/factor.js';
 export { matchingStep, provisioningUri } from './totps/code-check.js';
 export type {
   CodeCheckTicket,

@@ -32,7 +32,13 @@ function countingStorage(inner: Storage) {
 const factor: Factor = {
   type: 'otp',
   delivery_channel: 'email',
-  method: { method_id: 'email_x', method_type: 'email', last_verified_at: 0 },
+  method: {
+    method_id: 'email_x',
+    method_type: 'email',
+    email_id: 'email_x',
+    email: 'x@example.com',
+    last_verified_at: 0,
+  },
 };
 
 async function setup(settings: Record<string, unknown> = {}) {

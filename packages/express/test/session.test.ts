@@ -273,7 +273,17 @@ describe('app_id', () => {
     const s = await single.sessions.issue(
       only.app_id,
       (await single.users.create(only.app_id, { email: 'only@example.com' })).user_id,
-      { type: 'otp', delivery_channel: 'email', method: { method_id: 'email_1', method_type: 'email' } },
+      {
+        type: 'otp',
+        delivery_channel: 'email',
+        method: {
+          method_id: 'email_1',
+          method_type: 'email',
+          email_id: 'email_1',
+          email: 'only@example.com',
+          last_verified_at: 0,
+        },
+      },
       { session_expires_in: 60 },
     );
     const h = express().get('/me', requireSession(single), (req, res) => {

@@ -1,4 +1,4 @@
-import type { Storage } from '@latchkey/core';
+import type { Factor, Storage } from '@latchkey/core';
 import { describe, expect, it } from 'vitest';
 import {
   appWithUser,
@@ -253,11 +253,7 @@ export function authRepoCases(storage: () => Storage): void {
       const { s, app, user } = await setup();
       const session = makeSession(app.id, user.id);
       await s.sessions.insert(session);
-      const factor = {
-        type: 'otp',
-        delivery_channel: 'sms',
-        method: { method_id: 'phone_1', method_type: 'phone_number' },
-      };
+      const factor = smsFactor('phone_1', NOW + 5);
       const extended = await s.sessions.touch(app.id, session.id, NOW + 5, { expiresAt: NOW + 7200, factor });
       expect(extended).toEqual({
         ...session,
@@ -294,11 +290,7 @@ export function authRepoCases(storage: () => Storage): void {
       await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
           s.sessions.touch(app.id, session.id, NOW + 1, {
-            factor: {
-              type: 'otp',
-              delivery_channel: 'sms',
-              method: { method_id: `m${i}`, method_type: 'phone_number' },
-            },
+            factor: smsFactor(`phone_${i}`, NOW + 1),
           }),
         ),
       );
@@ -310,20 +302,22 @@ export function authRepoCases(storage: () => Storage): void {
       const session = makeSession(app.id, user.id);
       await s.sessions.insert(session);
       const [original] = session.factors;
-      const again = (at: number) => ({
-        ...original!,
-        method: { ...original!.method, last_verified_at: at },
+      if (original?.type !== 'otp' || original.delivery_channel !== 'email')
+        throw new Error('an email OTP factor');
+      const again = (at: number): Factor => ({
+        ...original,
+        method: { ...original.method, last_verified_at: at },
       });
-      const sms = {
-        type: 'otp',
-        delivery_channel: 'sms',
-        method: { method_id: 'phone_1', method_type: 'phone_number' },
-      };
+      const sms = smsFactor('phone_1', NOW + 1);
       await s.sessions.touch(app.id, session.id, NOW + 1, { factor: sms });
       const replaced = await s.sessions.touch(app.id, session.id, NOW + 2, { factor: again(NOW + 2) });
       expect(replaced?.factors).toEqual([sms, again(NOW + 2)]);
       // Same method, another type: a different factor.
-      const magic = { ...again(NOW + 3), type: 'magic_link' };
+      const magic: Factor = {
+        ...original,
+        type: 'magic_link',
+        method: { ...original.method, last_verified_at: NOW + 3 },
+      };
       expect((await s.sessions.touch(app.id, session.id, NOW + 3, { factor: magic }))?.factors).toHaveLength(
         3,
       );
@@ -335,7 +329,7 @@ export function authRepoCases(storage: () => Storage): void {
       const factors = (await s.sessions.get(app.id, session.id))?.factors ?? [];
       expect(factors).toHaveLength(3);
       expect(
-        factors.filter((f) => f.type === 'otp' && f.method.method_id === original!.method.method_id),
+        factors.filter((f) => f.type === 'otp' && f.method.method_id === original.method.method_id),
       ).toHaveLength(1);
     });
   });
@@ -396,4 +390,19 @@ export function authRepoCases(storage: () => Storage): void {
       expect(await s.rateLimits.hit(key, NOW - 120, 1)).toEqual({ counted: true, count: 1 });
     });
   });
+}
+
+/** An SMS OTP factor, the spec's own example of a factor. */
+function smsFactor(phoneNumberId: string, at: number): Factor {
+  return {
+    type: 'otp',
+    delivery_channel: 'sms',
+    method: {
+      method_id: phoneNumberId,
+      method_type: 'phone_number',
+      phone_number_id: phoneNumberId,
+      phone_number: '+14155550100',
+      last_verified_at: at,
+    },
+  };
 }

@@ -5488,6 +5488,7 @@ export interface components {
             user_id: string;
         };
         AuthenticateTotpRequest: {
+            device_fingerprint?: components["schemas"]["DeviceFingerprint"];
             /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
             session_expires_in?: number;
             session_jwt?: string;
@@ -5559,6 +5560,22 @@ export interface components {
         DeviceFingerprint: {
             ip?: string;
             user_agent?: string;
+        };
+        EmailFactorMethod: {
+            email: string;
+            email_id: string;
+            /** @description Unix seconds: when this proof was made. */
+            last_verified_at: number;
+            method_id: string;
+            /** @enum {string} */
+            method_type: "email";
+        };
+        EmailOtpFactor: {
+            /** @enum {string} */
+            delivery_channel: "email";
+            method: components["schemas"]["EmailFactorMethod"];
+            /** @enum {string} */
+            type: "otp";
         };
         Error: {
             error_field?: string;
@@ -5664,16 +5681,7 @@ export interface components {
             scheme: string;
             wallet_id: string;
         };
-        Factor: {
-            delivery_channel: string;
-            method: {
-                method_id: string;
-                method_type: string;
-            } & {
-                [key: string]: unknown;
-            };
-            type: string;
-        };
+        Factor: components["schemas"]["SmsOtpFactor"] | components["schemas"]["EmailOtpFactor"] | components["schemas"]["MagicLinkFactor"] | components["schemas"]["TotpFactor"] | components["schemas"]["RecoveryCodeFactor"] | components["schemas"]["WebAuthnFactor"] | components["schemas"]["WalletFactor"];
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -5759,6 +5767,13 @@ export interface components {
             session_token?: string;
             user_id: string;
         };
+        MagicLinkFactor: {
+            /** @enum {string} */
+            delivery_channel: "email";
+            method: components["schemas"]["EmailFactorMethod"];
+            /** @enum {string} */
+            type: "magic_link";
+        };
         MagicLinkLoginOrCreateRequest: {
             device_fingerprint?: components["schemas"]["DeviceFingerprint"];
             email: string;
@@ -5783,13 +5798,31 @@ export interface components {
             /** @description Why the password is weak; empty when it is not. */
             warning: string;
         };
+        PhoneNumberFactorMethod: {
+            /** @description Unix seconds: when this proof was made. */
+            last_verified_at: number;
+            method_id: string;
+            /** @enum {string} */
+            method_type: "phone_number";
+            /** @description E.164. */
+            phone_number: string;
+            phone_number_id: string;
+        };
         RecoverTotpRequest: {
+            device_fingerprint?: components["schemas"]["DeviceFingerprint"];
             recovery_code: string;
             /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
             session_expires_in?: number;
             session_jwt?: string;
             session_token?: string;
             user_id: string;
+        };
+        RecoveryCodeFactor: {
+            /** @enum {string} */
+            delivery_channel: "recovery_code";
+            method: components["schemas"]["TotpFactorMethod"];
+            /** @enum {string} */
+            type: "recovery_code";
         };
         RedeliverRequest: {
             /** @description Only to this endpoint; to every subscribed endpoint when absent. */
@@ -5935,6 +5968,13 @@ export interface components {
             signature: string;
             wallet_id: string;
         };
+        SmsOtpFactor: {
+            /** @enum {string} */
+            delivery_channel: "sms";
+            method: components["schemas"]["PhoneNumberFactorMethod"];
+            /** @enum {string} */
+            type: "otp";
+        };
         StrengthCheckRequest: {
             /** @description The email of the person choosing it: a password built from it scores lower. */
             email?: string;
@@ -5953,6 +5993,21 @@ export interface components {
             score: number;
             /** @description Whether score reaches the App's settings.passwords.min_score (3 unless set). */
             valid_password: boolean;
+        };
+        TotpFactor: {
+            /** @enum {string} */
+            delivery_channel: "authenticator_app";
+            method: components["schemas"]["TotpFactorMethod"];
+            /** @enum {string} */
+            type: "totp";
+        };
+        TotpFactorMethod: {
+            /** @description Unix seconds: when this proof was made. */
+            last_verified_at: number;
+            method_id: string;
+            /** @enum {string} */
+            method_type: "totp";
+            totp_id: string;
         };
         TotpSessionResponse: {
             session?: components["schemas"]["Session"];
@@ -6116,6 +6171,24 @@ export interface components {
              * @description `ethereum` or `solana`.
              * @enum {string}
              */
+            wallet_type: "ethereum" | "solana";
+        };
+        WalletFactor: {
+            /** @enum {string} */
+            delivery_channel: "crypto_wallet";
+            method: components["schemas"]["WalletFactorMethod"];
+            /** @enum {string} */
+            type: "signature_challenge";
+        };
+        WalletFactorMethod: {
+            /** @description Unix seconds: when this proof was made. */
+            last_verified_at: number;
+            method_id: string;
+            /** @enum {string} */
+            method_type: "wallet";
+            public_address: string;
+            wallet_id: string;
+            /** @enum {string} */
             wallet_type: "ethereum" | "solana";
         };
         WalletPolicy: {
@@ -6335,6 +6408,21 @@ export interface components {
             /** @description The label given at registration, when any. */
             name?: string;
             transports: string[];
+            webauthn_credential_id: string;
+        };
+        WebAuthnFactor: {
+            /** @enum {string} */
+            delivery_channel: "webauthn";
+            method: components["schemas"]["WebAuthnFactorMethod"];
+            /** @enum {string} */
+            type: "webauthn";
+        };
+        WebAuthnFactorMethod: {
+            /** @description Unix seconds: when this proof was made. */
+            last_verified_at: number;
+            method_id: string;
+            /** @enum {string} */
+            method_type: "webauthn_credential";
             webauthn_credential_id: string;
         };
         WebAuthnRegistrationBeginRequest: {

@@ -5,7 +5,9 @@ import { renderHtmlTemplate, renderTemplate } from '../messages/template.js';
 import { deviceRequirement } from '../otps/device.js';
 import { checkSendLimits } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
-import { channels, factorMethod } from '../users/channels.js';
+import { emailFactorMethod, type Factor } from '../shared/factor.js';
+import { completeSignIn, contactOwner } from '../sign-in/complete.js';
+import { channels } from '../users/channels.js';
 import { findOrCreateByContact } from '../users/find-or-create.js';
 import { chooseRedirect, withToken } from './redirect-url.js';
 import type { MagicLinkConsumeFailure, MagicLinkKind } from './repo.js';
@@ -119,22 +121,17 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
       const { link } = result;
       const contact = await k.storage.emails.markVerified(appId, link.email_id, now);
       if (!contact) throw new LatchkeyError('magic_link_not_found');
-      const user = await k.storage.users.get(appId, link.user_id);
-      if (!user) throw new LatchkeyError('magic_link_not_found');
-      if (user.status === 'pending')
-        await k.storage.users.update(appId, user.id, { status: 'active', updated_at: now });
-      const factor = {
+      const user = await contactOwner(k, appId, link.user_id, now, 'magic_link_not_found');
+      const factor: Factor = {
         type: 'magic_link',
         delivery_channel: 'email',
-        method: factorMethod(channels.email, contact, now),
+        method: emailFactorMethod(contact, now),
       };
-      const issued = await sessions.issue(appId, user.id, factor, input, input.device_fingerprint);
       return {
-        user_id: user.id,
         email_id: contact.id,
         method_id: contact.id,
         link_type: link.kind,
-        ...issued,
+        ...(await completeSignIn(sessions, appId, { userId: user.id, factor }, input)),
       };
     },
   };

@@ -1,8 +1,4 @@
-/** Who asked for a code or a session: compared at verify when the App requires it. */
-export interface DeviceFingerprint {
-  ip?: string | undefined;
-  user_agent?: string | undefined;
-}
+import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
 
 export type DeviceMatchMode = 'none' | 'ip' | 'user_agent' | 'both';
 

@@ -1,6 +1,5 @@
-import type { DeviceFingerprint, DeviceRequirement } from './device.js';
-
-export type { DeviceFingerprint } from './device.js';
+import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
+import type { DeviceRequirement } from './device.js';
 
 export interface OtpRecord {
   id: string;

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { deviceFingerprintSchema, issuedSessionSchema, sessionFieldsSchema } from '../sessions/schema.js';
+import { issuedSessionSchema, sessionFieldsSchema } from '../sessions/schema.js';
+import { deviceFingerprintSchema } from '../shared/device-fingerprint.js';
 
 const expiration_minutes = z
   .int()

@@ -6,12 +6,15 @@ import { renderTemplate } from '../messages/template.js';
 import type { OutboundMessage } from '../ports/sender.js';
 import { checkSendLimits } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
-import { type Channel, channelOfMethodId, channels, contactRepo, factorMethod } from '../users/channels.js';
+import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
+import { emailFactorMethod, type Factor, phoneNumberFactorMethod } from '../shared/factor.js';
+import { completeSignIn, contactOwner } from '../sign-in/complete.js';
+import { type Channel, channelOfMethodId, channels, contactRepo } from '../users/channels.js';
 import { findOrCreateByContact } from '../users/find-or-create.js';
 import type { ContactRecord } from '../users/repo.js';
 import { otpCodeFor } from './code.js';
 import { deviceRequirement } from './device.js';
-import type { DeviceFingerprint, OtpConsumeFailure } from './repo.js';
+import type { OtpConsumeFailure } from './repo.js';
 import type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './schema.js';
 
 export interface SendInput {
@@ -218,17 +221,16 @@ export function otpService(k: Kernel, sessions: SessionService) {
       if (!result.ok) throw new LatchkeyError(failures[result.reason]);
       const contact = await contactRepo(k.storage, channel).markVerified(appId, input.method_id, now);
       if (!contact) throw new LatchkeyError('otp_code_not_found');
-      const user = await k.storage.users.get(appId, contact.user_id);
-      if (!user) throw new LatchkeyError('otp_code_not_found');
-      if (user.status === 'pending')
-        await k.storage.users.update(appId, user.id, { status: 'active', updated_at: now });
-      const factor = {
-        type: 'otp',
-        delivery_channel: channel.name,
-        method: factorMethod(channel, contact, now),
+      const user = await contactOwner(k, appId, contact.user_id, now, 'otp_code_not_found');
+      const factor: Factor =
+        channel.name === 'sms'
+          ? { type: 'otp', delivery_channel: 'sms', method: phoneNumberFactorMethod(contact, now) }
+          : { type: 'otp', delivery_channel: 'email', method: emailFactorMethod(contact, now) };
+      return {
+        method_id: contact.id,
+        method_type: channel.methodType,
+        ...(await completeSignIn(sessions, appId, { userId: user.id, factor }, input)),
       };
-      const issued = await sessions.issue(appId, user.id, factor, input, input.device_fingerprint);
-      return { method_id: contact.id, method_type: channel.methodType, user_id: user.id, ...issued };
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Factor } from './repo.js';
+import type { Factor } from '../shared/factor.js';
 
 const MAX_SESSIONS = 10_000;
 

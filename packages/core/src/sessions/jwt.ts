@@ -1,7 +1,7 @@
 import { type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
 import { LatchkeyError } from '../errors.js';
+import type { Factor } from '../shared/factor.js';
 import { documentKeys, remoteKeys } from './key-import.js';
-import type { Factor } from './repo.js';
 import type { ActiveSigningKey } from './signing-keys.js';
 
 export const DEFAULT_JWT_ISSUER = 'latchkey';

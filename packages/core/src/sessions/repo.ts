@@ -1,11 +1,5 @@
-import type { DeviceFingerprint } from '../otps/repo.js';
-
-/** How a user proved who they are; appended to the session each time they prove it again. */
-export interface Factor {
-  type: string;
-  delivery_channel: string;
-  method: Record<string, unknown> & { method_id: string; method_type: string };
-}
+import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
+import type { Factor } from '../shared/factor.js';
 
 export interface SessionRecord {
   id: string;

@@ -1,11 +1,5 @@
 import { z } from '@hono/zod-openapi';
-
-export const deviceFingerprintSchema = z
-  .strictObject({
-    ip: z.string().min(1).max(100).optional(),
-    user_agent: z.string().min(1).max(1000).optional(),
-  })
-  .openapi('DeviceFingerprint');
+import { factorSchema } from '../shared/factor.js';
 
 /** The session fields every proof-of-identity endpoint takes, with the spec's three rules. */
 export const sessionFieldsSchema = {
@@ -15,14 +9,6 @@ export const sessionFieldsSchema = {
   session_token: z.string().min(1).max(200).optional(),
   session_jwt: z.string().min(1).max(8000).optional(),
 };
-
-export const factorSchema = z
-  .object({
-    type: z.string(),
-    delivery_channel: z.string(),
-    method: z.looseObject({ method_id: z.string(), method_type: z.string() }),
-  })
-  .openapi('Factor');
 
 export const sessionSchema = z
   .object({

@@ -3,11 +3,12 @@ import type { AppRecord } from '../apps/repo.js';
 import { newSecret } from '../crypto/ids.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import type { DeviceFingerprint } from '../otps/repo.js';
+import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
+import type { Factor } from '../shared/factor.js';
 import { appVerificationKeys } from './app-keys.js';
 import { type SessionClaims, signSessionJwt, verifySessionClaims } from './jwt.js';
 import { factorsKey, jwtReuse } from './jwt-reuse.js';
-import type { Factor, SessionRecord } from './repo.js';
+import type { SessionRecord } from './repo.js';
 import {
   type Session,
   type SessionCheck,

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { issuedSessionSchema, sessionFieldsSchema } from '../sessions/schema.js';
+import { deviceFingerprintSchema } from '../shared/device-fingerprint.js';
 
 const userId = z.string().min(1).max(100);
 
@@ -39,11 +40,21 @@ export const verifyTotpResponseSchema = z
   .openapi('VerifyTotpResponse');
 
 export const authenticateTotpRequestSchema = z
-  .strictObject({ user_id: userId, totp_code: totpCodeSchema, ...sessionFieldsSchema })
+  .strictObject({
+    user_id: userId,
+    totp_code: totpCodeSchema,
+    device_fingerprint: deviceFingerprintSchema.optional(),
+    ...sessionFieldsSchema,
+  })
   .openapi('AuthenticateTotpRequest');
 
 export const recoverTotpRequestSchema = z
-  .strictObject({ user_id: userId, recovery_code: z.string().min(1).max(40), ...sessionFieldsSchema })
+  .strictObject({
+    user_id: userId,
+    recovery_code: z.string().min(1).max(40),
+    device_fingerprint: deviceFingerprintSchema.optional(),
+    ...sessionFieldsSchema,
+  })
   .openapi('RecoverTotpRequest');
 
 export const totpSessionResponseSchema = z

@@ -1,6 +1,9 @@
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import type { SessionFields, SessionService } from '../sessions/service.js';
+import type { SessionService } from '../sessions/service.js';
+import type { Factor } from '../shared/factor.js';
+import { requireUser } from '../shared/require-user.js';
+import { completeSignIn, type SignInRequest } from '../sign-in/complete.js';
 import { base32Secret, matchingStep, provisioningUri, TOTP_PERIOD_SECONDS } from './code-check.js';
 import { qrPngDataUrl } from './qr-png.js';
 import type { RecoveryCodeRecord, TotpRecord } from './repo.js';
@@ -9,6 +12,14 @@ import type { CreateTotpRequest } from './schema.js';
 const RECOVERY_CODES = 10;
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 const DEFAULT_EXPIRES_IN_MINUTES = 30;
+
+/** A TOTP code and a recovery code both prove the same method: the user's TOTP. */
+const totpMethod = (totp: TotpRecord, verifiedAt: number): Extract<Factor, { type: 'totp' }>['method'] => ({
+  method_id: totp.id,
+  method_type: 'totp',
+  totp_id: totp.id,
+  last_verified_at: verifiedAt,
+});
 
 export type TotpService = ReturnType<typeof totpService>;
 
@@ -22,12 +33,6 @@ export function totpService(k: Kernel, sessions: SessionService) {
     const bytes = k.random.bytes(10);
     const chars = Array.from(bytes, (b) => CROCKFORD[b & 31]).join('');
     return `${chars.slice(0, 5)}-${chars.slice(5)}`;
-  }
-
-  async function requireUser(appId: string, userId: string) {
-    const user = await k.storage.users.get(appId, userId);
-    if (!user) throw new LatchkeyError('user_not_found');
-    return user;
   }
 
   async function openSecret(totp: TotpRecord) {
@@ -84,7 +89,7 @@ export function totpService(k: Kernel, sessions: SessionService) {
     /** A pending TOTP with its secret, QR code and recovery codes (shown this once). */
     async create(appId: string, input: CreateTotpRequest) {
       const app = await k.app(appId);
-      const user = await requireUser(appId, input.user_id);
+      const user = await requireUser(k.storage.users, appId, input.user_id);
       const now = k.now();
       const secret = k.random.bytes(20);
       const id = k.id('totp');
@@ -129,7 +134,7 @@ export function totpService(k: Kernel, sessions: SessionService) {
 
     /** Activates the user's pending TOTP with a first code, inside its window. */
     async verify(appId: string, input: { user_id: string; totp_code: string }) {
-      await requireUser(appId, input.user_id);
+      await requireUser(k.storage.users, appId, input.user_id);
       const totp = await k.storage.totps.getForUser(appId, input.user_id);
       if (!totp) throw new LatchkeyError('totp_not_found');
       if (totp.status === 'active') throw new LatchkeyError('totp_already_active');
@@ -142,27 +147,25 @@ export function totpService(k: Kernel, sessions: SessionService) {
     },
 
     /** Signs in with a code from the user's active TOTP; applies the session rules. */
-    async authenticate(appId: string, input: { user_id: string; totp_code: string } & SessionFields) {
-      await requireUser(appId, input.user_id);
+    async authenticate(appId: string, input: { user_id: string; totp_code: string } & SignInRequest) {
+      await requireUser(k.storage.users, appId, input.user_id);
       const totp = await requireActive(appId, input.user_id);
       const step = await checkCode(appId, totp, input.totp_code);
       if (!(await k.storage.totps.useStep(appId, totp.id, step))) throw new LatchkeyError('totp_code_used');
-      const now = k.now();
-      const factor = {
+      const factor: Factor = {
         type: 'totp',
         delivery_channel: 'authenticator_app',
-        method: { method_id: totp.id, method_type: 'totp', totp_id: totp.id, last_verified_at: now },
+        method: totpMethod(totp, k.now()),
       };
       return {
-        user_id: totp.user_id,
         totp_id: totp.id,
-        ...(await sessions.issue(appId, totp.user_id, factor, input)),
+        ...(await completeSignIn(sessions, appId, { userId: totp.user_id, factor }, input)),
       };
     },
 
     /** Signs in with a single-use recovery code instead of a TOTP code. */
-    async recover(appId: string, input: { user_id: string; recovery_code: string } & SessionFields) {
-      await requireUser(appId, input.user_id);
+    async recover(appId: string, input: { user_id: string; recovery_code: string } & SignInRequest) {
+      await requireUser(k.storage.users, appId, input.user_id);
       const totp = await requireActive(appId, input.user_id);
       const { recovery_max_failures, lockout_minutes } = (await k.app(appId)).settings.totp;
       const now = k.now();
@@ -181,15 +184,14 @@ export function totpService(k: Kernel, sessions: SessionService) {
           throw lockedError('recovery_code_locked', result.locked_until, now);
         throw new LatchkeyError('recovery_code_invalid');
       }
-      const factor = {
+      const factor: Factor = {
         type: 'recovery_code',
         delivery_channel: 'recovery_code',
-        method: { method_id: totp.id, method_type: 'totp', totp_id: totp.id, last_verified_at: now },
+        method: totpMethod(totp, now),
       };
       return {
-        user_id: totp.user_id,
         totp_id: totp.id,
-        ...(await sessions.issue(appId, totp.user_id, factor, input)),
+        ...(await completeSignIn(sessions, appId, { userId: totp.user_id, factor }, input)),
       };
     },
 

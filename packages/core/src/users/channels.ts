@@ -1,7 +1,6 @@
 import type { ErrorType } from '../errors.js';
 import type { Storage } from '../ports/storage.js';
 import { normalizeEmail, normalizePhoneNumber } from './contact-address.js';
-import type { ContactRecord } from './repo.js';
 
 /** Everything that differs between the two kinds of contact a code or link is sent to. */
 export interface Channel {
@@ -51,17 +50,6 @@ export function channelOfMethodId(methodId: string): Channel | undefined {
   if (methodId.startsWith('phone_')) return channels.sms;
   if (methodId.startsWith('email_')) return channels.email;
   return undefined;
-}
-
-/** The factor method fields of a contact, as the spec's phone-number method (and its email twin). */
-export function factorMethod(channel: Channel, contact: ContactRecord, verifiedAt: number) {
-  return {
-    method_id: contact.id,
-    method_type: channel.methodType,
-    [channel.idField]: contact.id,
-    [channel.field]: contact.address,
-    last_verified_at: verifiedAt,
-  };
 }
 
 export const contactRepo = (storage: Storage, channel: Channel) => storage[channel.repo];

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { deviceFingerprintSchema, issuedSessionSchema, sessionFieldsSchema } from '../sessions/schema.js';
+import { issuedSessionSchema, sessionFieldsSchema } from '../sessions/schema.js';
+import { deviceFingerprintSchema } from '../shared/device-fingerprint.js';
 import { walletSchema } from '../wallets/schema.js';
 import { SIGN_IN_WALLET_TYPES } from './repo.js';
 

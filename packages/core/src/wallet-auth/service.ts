@@ -3,6 +3,8 @@ import type { AppSettings } from '../apps/schema.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { SessionService } from '../sessions/service.js';
+import type { Factor } from '../shared/factor.js';
+import { completeSignIn } from '../sign-in/complete.js';
 import type { UserRecord } from '../users/repo.js';
 import { chainModules, ethereumAddressesEqual, toChecksumAddress } from '../wallets/chains/index.js';
 import type { WalletRecord } from '../wallets/repo.js';
@@ -198,25 +200,24 @@ export function walletAuthService(k: Kernel, sessions: SessionService) {
 
       const { wallet, user_created } = await walletFor(appId, challenge);
       const now = k.now();
-      const factor = {
+      const factor: Factor = {
         type: 'signature_challenge',
         delivery_channel: 'crypto_wallet',
         method: {
           method_id: wallet.id,
           method_type: 'wallet',
           wallet_id: wallet.id,
-          wallet_type: wallet.wallet_type,
+          // The challenge's type: the wallet was found or made by it.
+          wallet_type: challenge.wallet_type,
           public_address: wallet.public_address,
           last_verified_at: now,
         },
       };
-      const issued = await sessions.issue(appId, wallet.user_id, factor, input, input.device_fingerprint);
       return {
-        user_id: wallet.user_id,
         wallet_id: wallet.id,
         user_created,
         wallet: walletView(wallet),
-        ...issued,
+        ...(await completeSignIn(sessions, appId, { userId: wallet.user_id, factor }, input)),
       };
     },
   };

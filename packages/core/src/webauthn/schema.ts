@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { deviceFingerprintSchema, issuedSessionSchema, sessionFieldsSchema } from '../sessions/schema.js';
+import { issuedSessionSchema, sessionFieldsSchema } from '../sessions/schema.js';
+import { deviceFingerprintSchema } from '../shared/device-fingerprint.js';
 import { userIdSchema } from '../users/schema.js';
 
 const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;

@@ -5,6 +5,9 @@ import { fromBase64Url, toBase64Url, utf8 } from '../crypto/encoding.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { SessionService } from '../sessions/service.js';
+import type { Factor } from '../shared/factor.js';
+import { requireUser } from '../shared/require-user.js';
+import { completeSignIn } from '../sign-in/complete.js';
 import type { UserRecord } from '../users/repo.js';
 import { webauthnLibrary } from './library.js';
 import { allowedRpId, isAllowedOrigin, isDomainAllowed } from './origin.js';
@@ -60,12 +63,6 @@ export type WebAuthnService = ReturnType<typeof webauthnService>;
 
 export function webauthnService(k: Kernel, sessions: SessionService) {
   const hashChallenge = (challenge: string) => k.hasher.hash('nonce', `webauthn:${challenge}`);
-
-  async function requireUser(appId: string, userId: string): Promise<UserRecord> {
-    const user = await k.storage.users.get(appId, userId);
-    if (!user) throw new LatchkeyError('user_not_found');
-    return user;
-  }
 
   /** Stores a fresh challenge for a ceremony and returns it (base64url). */
   async function issueChallenge(
@@ -136,7 +133,7 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
     async beginRegistration(appId: string, input: RegistrationBeginRequest) {
       const app = await k.app(appId);
       const rpId = allowedRpId(input.domain, app.settings.webauthn.allowed_domains);
-      const user = await requireUser(appId, input.user_id);
+      const user = await requireUser(k.storage.users, appId, input.user_id);
       const attachment: AuthenticatorType = input.authenticator_type ?? 'platform';
       const uv = app.settings.webauthn.user_verification;
       const existing = (await k.storage.webauthn.listByUser(appId, user.id)).filter((c) => c.rp_id === rpId);
@@ -191,7 +188,7 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
 
     /** Verifies the browser's new credential against the challenge it answers, and stores it. */
     async createRegistration(appId: string, input: RegistrationCreateRequest) {
-      const user = await requireUser(appId, input.user_id);
+      const user = await requireUser(k.storage.users, appId, input.user_id);
       const credential = input.public_key_credential;
       const { challenge, clientChallenge, origin } = await spendChallenge(
         appId,
@@ -248,7 +245,7 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
       const rpId = allowedRpId(input.domain, app.settings.webauthn.allowed_domains);
       let allowed: WebAuthnCredentialRecord[] = [];
       if (input.user_id !== undefined) {
-        const user = await requireUser(appId, input.user_id);
+        const user = await requireUser(k.storage.users, appId, input.user_id);
         allowed = (await k.storage.webauthn.listByUser(appId, user.id)).filter((c) => c.rp_id === rpId);
         if (allowed.length === 0)
           throw new LatchkeyError(
@@ -337,7 +334,7 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
       );
       if (use === 'counter_regression') throw new LatchkeyError('webauthn_counter_regression');
       if (use === 'not_found') throw new LatchkeyError('webauthn_credential_not_allowed');
-      const factor = {
+      const factor: Factor = {
         type: 'webauthn',
         delivery_channel: 'webauthn',
         method: {
@@ -347,8 +344,10 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
           last_verified_at: now,
         },
       };
-      const issued = await sessions.issue(appId, stored.user_id, factor, input, input.device_fingerprint);
-      return { user_id: stored.user_id, webauthn_credential_id: stored.id, ...issued };
+      return {
+        webauthn_credential_id: stored.id,
+        ...(await completeSignIn(sessions, appId, { userId: stored.user_id, factor }, input)),
+      };
     },
 
     async deleteCredential(appId: string, webauthnCredentialId: string) {
