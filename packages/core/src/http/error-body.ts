@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { type ErrorType, errorCatalogue, LatchkeyError } from '../errors.js';
 import type { HttpEnv } from './env.js';
-import { TextResponse } from './text-response.js';
+import { textResponse } from './text-response.js';
 
 export const errorBodySchema = z
   .object({
@@ -38,7 +38,7 @@ export function errorResponse(c: Context<HttpEnv>, err: unknown): Response {
   const body = errorBody(e, c.get('requestId') ?? '');
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(e.retryAfter)));
-  return new TextResponse(JSON.stringify(body), { status: e.status, headers });
+  return textResponse(JSON.stringify(body), { status: e.status, headers });
 }
 
 /** OpenAPI response entries for the error statuses a route can give. */
