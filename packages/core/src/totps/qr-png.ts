@@ -15,8 +15,8 @@ export async function qrPngDataUrl(
   text: string,
   options: { margin: number; scale: number },
 ): Promise<string> {
-  const QRCode = (await loadQrcode()).default;
-  const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M' });
+  const { create } = await loadQrcode();
+  const { modules } = create(text, { errorCorrectionLevel: 'M' });
   const { margin, scale } = options;
   const side = (modules.size + 2 * margin) * scale;
   // One filter byte (0: none) per row, then one byte per pixel: 0 dark, 255 light.
