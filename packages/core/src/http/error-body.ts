@@ -52,9 +52,17 @@ export function errorResponses(...statuses: number[]) {
   );
 }
 
+// Every route's responses name the same few statuses: each description is made once.
+const descriptions = new Map<number, string>();
+
 const describe = (status: number) => {
-  const types = Object.entries(errorCatalogue)
-    .filter(([, v]) => v.status === status)
-    .map(([k]) => `\`${k}\``);
-  return types.length ? `Error: ${types.join(', ')}` : 'Error';
+  let description = descriptions.get(status);
+  if (description === undefined) {
+    const types = Object.entries(errorCatalogue)
+      .filter(([, v]) => v.status === status)
+      .map(([k]) => `\`${k}\``);
+    description = types.length ? `Error: ${types.join(', ')}` : 'Error';
+    descriptions.set(status, description);
+  }
+  return description;
 };
