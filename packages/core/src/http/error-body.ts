@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { type ErrorType, errorCatalogue, LatchkeyError } from '../errors.js';
 import type { HttpEnv } from './env.js';
-import { TextResponse } from './text-response.js';
+import { textResponse } from './text-response.js';
 
 export const errorBodySchema = z
   .object({
@@ -38,7 +38,7 @@ export function errorResponse(c: Context<HttpEnv>, err: unknown): Response {
   const body = errorBody(e, c.get('requestId') ?? '');
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(e.retryAfter)));
-  return new TextResponse(JSON.stringify(body), { status: e.status, headers });
+  return textResponse(JSON.stringify(body), { status: e.status, headers });
 }
 
 /** OpenAPI response entries for the error statuses a route can give. */
@@ -52,9 +52,17 @@ export function errorResponses(...statuses: number[]) {
   );
 }
 
+// Every route's responses name the same few statuses: each description is made once.
+const descriptions = new Map<number, string>();
+
 const describe = (status: number) => {
-  const types = Object.entries(errorCatalogue)
-    .filter(([, v]) => v.status === status)
-    .map(([k]) => `\`${k}\``);
-  return types.length ? `Error: ${types.join(', ')}` : 'Error';
+  let description = descriptions.get(status);
+  if (description === undefined) {
+    const types = Object.entries(errorCatalogue)
+      .filter(([, v]) => v.status === status)
+      .map(([k]) => `\`${k}\``);
+    description = types.length ? `Error: ${types.join(', ')}` : 'Error';
+    descriptions.set(status, description);
+  }
+  return description;
 };

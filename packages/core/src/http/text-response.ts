@@ -22,60 +22,74 @@ const readsThroughGetters =
  * someone asks for `body`; `text()`, `json()` and `arrayBuffer()` answer from the string. (On
  * Node only: see readsThroughGetters.)
  */
-export class TextResponse extends Response {
-  readonly #text: string;
-  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
-  #used = false;
+function defineTextResponse() {
+  return class TextResponse extends Response {
+    readonly #text: string;
+    #stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
+    #used = false;
 
-  constructor(text: string, init: ResponseInit) {
-    super(readsThroughGetters ? null : text, init);
-    this.#text = text;
-  }
+    constructor(text: string, init: ResponseInit) {
+      super(readsThroughGetters ? null : text, init);
+      this.#text = text;
+    }
 
-  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    this.#stream ??= new Blob([this.#text]).stream();
-    return this.#stream;
-  }
+    override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+      this.#stream ??= new Blob([this.#text]).stream();
+      return this.#stream;
+    }
 
-  override get bodyUsed(): boolean {
-    return this.#used || (this.#stream?.locked ?? false);
-  }
+    override get bodyUsed(): boolean {
+      return this.#used || (this.#stream?.locked ?? false);
+    }
 
-  /** The string itself, once, as `text()` would read it. */
-  #take(): string {
-    if (this.bodyUsed) throw new TypeError('Body is unusable: it has already been read');
-    this.#used = true;
-    return this.#text;
-  }
+    /** The string itself, once, as `text()` would read it. */
+    #take(): string {
+      if (this.bodyUsed) throw new TypeError('Body is unusable: it has already been read');
+      this.#used = true;
+      return this.#text;
+    }
 
-  override text(): Promise<string> {
-    return new Promise((resolve) => resolve(this.#take()));
-  }
+    override text(): Promise<string> {
+      return new Promise((resolve) => resolve(this.#take()));
+    }
 
-  override json(): Promise<unknown> {
-    return this.text().then((text) => JSON.parse(text));
-  }
+    override json(): Promise<unknown> {
+      return this.text().then((text) => JSON.parse(text));
+    }
 
-  override arrayBuffer(): Promise<ArrayBuffer> {
-    return this.text().then((text) => new TextEncoder().encode(text).buffer as ArrayBuffer);
-  }
+    override arrayBuffer(): Promise<ArrayBuffer> {
+      return this.text().then((text) => new TextEncoder().encode(text).buffer as ArrayBuffer);
+    }
 
-  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    return this.text().then((text) => new TextEncoder().encode(text));
-  }
+    override bytes(): Promise<Uint8Array<ArrayBuffer>> {
+      return this.text().then((text) => new TextEncoder().encode(text));
+    }
 
-  override blob(): Promise<Blob> {
-    return this.text().then((text) => new Blob([text], { type: this.headers.get('content-type') ?? '' }));
-  }
+    override blob(): Promise<Blob> {
+      return this.text().then((text) => new Blob([text], { type: this.headers.get('content-type') ?? '' }));
+    }
 
-  override formData(): Promise<FormData> {
-    return this.text().then((text) => new Response(text, this).formData());
-  }
+    override formData(): Promise<FormData> {
+      return this.text().then((text) => new Response(text, this).formData());
+    }
 
-  override clone(): TextResponse {
-    if (this.bodyUsed) throw new TypeError('Response.clone: Body has already been consumed.');
-    return new TextResponse(this.#text, this);
-  }
+    override clone(): Response {
+      if (this.bodyUsed) throw new TypeError('Response.clone: Body has already been consumed.');
+      return new TextResponse(this.#text, this);
+    }
+  };
+}
+
+let textResponseClass: ReturnType<typeof defineTextResponse> | undefined;
+
+/**
+ * A TextResponse of `text`. The class is defined on the first answer: on Node, touching the
+ * global `Response` at import loads the whole of undici, which a process that has not served yet
+ * does not need.
+ */
+export function textResponse(text: string, init: ResponseInit): Response {
+  textResponseClass ??= defineTextResponse();
+  return new textResponseClass(text, init);
 }
 
 /**
@@ -91,7 +105,7 @@ export function useTextResponses(c: Context<HttpEnv>): void {
   ) => Response;
   const json = (object: unknown, arg?: number | ResponseInit, headers?: Record<string, string>) => {
     const head = body(null, arg, { 'content-type': 'application/json', ...headers });
-    return new TextResponse(JSON.stringify(object), head);
+    return textResponse(JSON.stringify(object), head);
   };
   c.json = json as unknown as typeof c.json;
 }

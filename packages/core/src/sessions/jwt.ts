@@ -1,6 +1,7 @@
-import { type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
+import type { JSONWebKeySet, JWTPayload, JWTVerifyGetKey } from 'jose';
 import { LatchkeyError } from '../errors.js';
 import type { Factor } from '../shared/factor.js';
+import { loadJose } from './jose.js';
 import { documentKeys, remoteKeys } from './key-import.js';
 import type { ActiveSigningKey } from './signing-keys.js';
 
@@ -26,6 +27,7 @@ export async function signSessionJwt(
     exp: number;
   },
 ): Promise<string> {
+  const { SignJWT } = await loadJose();
   return new SignJWT({ sid: claims.sessionId, factors: claims.factors })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
     .setSubject(claims.userId)
@@ -75,6 +77,7 @@ export async function verifySessionClaims(
 ): Promise<SessionClaims> {
   try {
     const now = options.now ?? Math.floor(Date.now() / 1000);
+    const { jwtVerify } = await loadJose();
     const { payload } = await jwtVerify(jwt, keys, {
       issuer: options.issuer,
       audience: options.appId,

@@ -1,4 +1,5 @@
-import { type CryptoKey, createRemoteJWKSet, importJWK, type JWK, type JWTVerifyGetKey } from 'jose';
+import type { CryptoKey, JWK, JWTVerifyGetKey } from 'jose';
+import { loadJose } from './jose.js';
 
 /**
  * Imported public keys, by everything that identifies them: importing a key costs far more than
@@ -13,7 +14,7 @@ export function importVerificationKey(jwk: JWK, alg: string): Promise<CryptoKey>
   const known = imported.get(id);
   if (known) return known;
   const { d: _private, ...publicJwk } = jwk;
-  const key = importJWK(publicJwk, alg) as Promise<CryptoKey>;
+  const key = loadJose().then((jose) => jose.importJWK(publicJwk, alg)) as Promise<CryptoKey>;
   // A key that fails to import (malformed JWK) is not remembered: the next call tries again.
   key.catch(() => imported.delete(id));
   if (imported.size >= MAX_IMPORTED) imported.delete(imported.keys().next().value as string);
@@ -41,12 +42,13 @@ export function documentKeys(jwks: { keys: readonly JWK[] }): JWTVerifyGetKey {
  * and its imported keys, and refetches (rate-limited) when a JWT names a `kid` it lacks.
  */
 const MAX_REMOTE = 100;
-const remote = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+const remote = new Map<string, JWTVerifyGetKey>();
 
 export function remoteKeys(url: URL): JWTVerifyGetKey {
   const known = remote.get(url.href);
   if (known) return known;
-  const set = createRemoteJWKSet(url);
+  const made = loadJose().then((jose) => jose.createRemoteJWKSet(url));
+  const set: JWTVerifyGetKey = async (header, token) => (await made)(header, token);
   if (remote.size >= MAX_REMOTE) remote.delete(remote.keys().next().value as string);
   remote.set(url.href, set);
   return set;

@@ -1,7 +1,8 @@
-import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import type { CryptoKey, JWK } from 'jose';
 import { utf8 } from '../crypto/encoding.js';
 import type { Kernel } from '../kernel.js';
 import type { KeyVault } from '../ports/key-vault.js';
+import { loadJose } from './jose.js';
 import type { SigningKeyRecord } from './repo.js';
 
 const CACHE_SECONDS = 60;
@@ -36,6 +37,7 @@ export function signingKeys(k: Kernel, vault: KeyVault) {
   const published = new Map<string, { keys: SigningKeyRecord[]; until: number }>();
 
   async function create(appId: string, alg: SigningKeyRecord['alg']): Promise<SigningKeyRecord> {
+    const { exportJWK, generateKeyPair } = await loadJose();
     const { publicKey, privateKey } = await generateKeyPair(alg, {
       extractable: true,
       ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}),
@@ -56,6 +58,7 @@ export function signingKeys(k: Kernel, vault: KeyVault) {
   }
 
   async function unseal(record: SigningKeyRecord): Promise<ActiveSigningKey> {
+    const { importJWK } = await loadJose();
     const jwk = JSON.parse(
       new TextDecoder().decode(await vault.open(record.sealed_private_key, context(record))),
     ) as JWK;

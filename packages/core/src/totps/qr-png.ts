@@ -1,5 +1,9 @@
 import { base64 } from '@scure/base';
-import QRCode from 'qrcode';
+
+// qrcode is loaded on the first enrolment only: most processes never make a QR code, and
+// importing it costs more than drawing one.
+let qrcode: Promise<typeof import('qrcode')> | undefined;
+const loadQrcode = () => (qrcode ??= import('qrcode'));
 
 /**
  * The TOTP enrolment QR code as a PNG data URL, made in plain JS: qrcode's module matrix (its core,
@@ -11,7 +15,8 @@ export async function qrPngDataUrl(
   text: string,
   options: { margin: number; scale: number },
 ): Promise<string> {
-  const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M' });
+  const { create } = await loadQrcode();
+  const { modules } = create(text, { errorCorrectionLevel: 'M' });
   const { margin, scale } = options;
   const side = (modules.size + 2 * margin) * scale;
   // One filter byte (0: none) per row, then one byte per pixel: 0 dark, 255 light.

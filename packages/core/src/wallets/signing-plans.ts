@@ -4,6 +4,7 @@ import { base64, hex } from '@scure/base';
 import { utf8 } from '../crypto/encoding.js';
 import { LatchkeyError } from '../errors.js';
 import { bytesEqual } from './chains/bytes.js';
+import { strKeyDecode, strKeyVersion } from './chains/index.js';
 import {
   ed25519SigningKey,
   ethTransactionFacts,
@@ -23,10 +24,8 @@ import {
   signStellarEnvelope,
   signStellarMessage,
   solanaTransactionFacts,
-  strKeyDecode,
-  strKeyVersion,
   typedDataFacts,
-} from './chains/index.js';
+} from './chains/signing.js';
 import type { WalletRecord, WalletType } from './repo.js';
 import type { SignMessageRequest, SignTransactionRequest, SignTypedDataRequest } from './schema.js';
 import type { SigningRequest } from './signing-request.js';
