@@ -1,12 +1,12 @@
 import { type Storage, userWithMethodsFromLists } from '@latchkey/core';
 import { memoryAppRepo } from './app-repo.js';
 import { memoryEventRepo, memoryWebhookRepo } from './event-repo.js';
+import { createJournal } from './journal.js';
 import { memoryMagicLinkRepo } from './magic-link-repo.js';
 import { createMutex } from './mutex.js';
 import { memoryOtpRepo } from './otp-repo.js';
 import { memoryRateLimitRepo } from './rate-limit-repo.js';
 import { memorySessionRepo, memorySigningKeyRepo } from './session-repo.js';
-import { createJournal } from './journal.js';
 import { emptyState } from './state.js';
 import { memoryTotpRepo } from './totp-repo.js';
 import { memoryContactRepo, memoryUserRepo } from './user-repo.js';
