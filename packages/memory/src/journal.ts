@@ -74,15 +74,19 @@ export function journaledMap<K, V extends object>(journal: Journal): Map<K, V> {
     }
   };
 
-  function* entries(): MapIterator<[K, V]> {
+  function* keptEntries(): MapIterator<[K, V]> {
     for (const entry of proto.entries.call(map) as MapIterator<[K, V]>) {
       keep(entry[0]);
       yield entry;
     }
   }
-  function* values(): MapIterator<V> {
-    for (const [, value] of entries()) yield value;
+  function* keptValues(): MapIterator<V> {
+    for (const [, value] of keptEntries()) yield value;
   }
+  // Outside a transaction the Map's own iterators: nothing to keep, and they are faster.
+  const entries = () =>
+    journal.current === 0 ? (proto.entries.call(map) as MapIterator<[K, V]>) : keptEntries();
+  const values = () => (journal.current === 0 ? (proto.values.call(map) as MapIterator<V>) : keptValues());
 
   return Object.assign(map, {
     get: (key: K) => {
