@@ -1,5 +1,13 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createLatchkey, type Storage } from '@latchkey/core';
+import { configFromEnv } from '@latchkey/example-express-server/config';
+import { openStorage } from '@latchkey/example-express-server/storage';
+import { memoryStorage } from '@latchkey/memory';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
-import type { Target } from './measure.js';
+import type { Measurement, Target } from './measure.js';
 
 type Call = (method: string, route: string, body?: unknown) => Promise<Record<string, string>>;
 
@@ -110,4 +118,129 @@ export async function walletTargets(
       body: { sol_transaction: { transaction, encoding: 'base64' } },
     },
   ];
+}
+
+/** Calls of `op` per second in this process with `concurrency` in flight, for `seconds` or `amount` calls. */
+async function inProcessRate(
+  name: string,
+  { seconds, concurrency, amount }: { seconds: number; concurrency: number; amount?: number },
+  op: (i: number) => Promise<unknown>,
+): Promise<Measurement> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  const worker = async () => {
+    while (amount === undefined ? performance.now() < end : next < amount) {
+      const i = next++;
+      const start = performance.now();
+      try {
+        await op(i);
+      } catch (err) {
+        if (errors++ === 0) console.error(`${name}:`, err);
+      }
+      latencies.push(performance.now() - start);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Number((latencies[Math.floor(q * (latencies.length - 1))] ?? 0).toFixed(2));
+  return {
+    name,
+    requests_per_second: Math.round(latencies.length / elapsed),
+    p50_ms: at(0.5),
+    p99_ms: at(0.99),
+    errors,
+    non_2xx: 0,
+    total: latencies.length,
+  };
+}
+
+/**
+ * The wallet rows again with no HTTP: `latchkey.wallets.create` / `signMessage` /
+ * `signTransaction` called in this process on the storage the example server uses, with
+ * `concurrency` calls in flight. The gap between these and the HTTP rows is the HTTP stack; the
+ * gap between these and the primitives is Latchkey's own work (vault, policies, audit trail).
+ */
+export async function walletServiceRates(
+  seconds: number,
+  concurrency: number,
+  creates: number,
+): Promise<Measurement[]> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'latchkey-bench-wallets-'));
+  try {
+    const { storage } = await openStorage({ ...configFromEnv(), dataDir });
+    return [
+      ...(await serviceRates(storage, '', { seconds, concurrency, creates })),
+      // The same on memory storage: what is left is Latchkey's own work, no database.
+      ...(await serviceRates(memoryStorage(), ', memory storage', { seconds, concurrency, creates })),
+    ];
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function serviceRates(
+  storage: Storage,
+  label: string,
+  { seconds, concurrency, creates }: { seconds: number; concurrency: number; creates: number },
+): Promise<Measurement[]> {
+  const latchkey = createLatchkey({ storage, secret: randomBytes(32).toString('base64url') });
+  try {
+    const { app_id } = await latchkey.apps.create({ name: 'bench wallets in process' });
+    const users: string[] = [];
+    for (let i = 0; i < creates + WALLET_TYPES.length; i++)
+      users.push((await latchkey.users.create(app_id, {})).user_id);
+    const wallets = Object.fromEntries(
+      await Promise.all(
+        WALLET_TYPES.map(
+          async (wallet_type, i) =>
+            [
+              wallet_type,
+              await latchkey.wallets.create(app_id, { user_id: users[creates + i]!, wallet_type }),
+            ] as const,
+        ),
+      ),
+    );
+    const payer = new PublicKey(wallets.solana!.public_address);
+    const transaction = new Transaction({
+      feePayer: payer,
+      recentBlockhash: Keypair.generate().publicKey.toBase58(),
+    })
+      .add(SystemProgram.transfer({ fromPubkey: payer, toPubkey: Keypair.generate().publicKey, lamports: 1 }))
+      .serialize({ requireAllSignatures: false, verifySignatures: false })
+      .toString('base64');
+    const message = { message: 'Sign in to example.com\nNonce: 8f2a61c0', encoding: 'utf8' as const };
+    const rows: Measurement[] = [
+      await inProcessRate(
+        `wallets.create ethereum, ${creates} new users (in process${label})`,
+        { seconds, concurrency, amount: creates },
+        (i) => latchkey.wallets.create(app_id, { user_id: users[i]!, wallet_type: 'ethereum' }),
+      ),
+    ];
+    for (const wallet_type of WALLET_TYPES) {
+      rows.push(
+        await inProcessRate(
+          `wallets.signMessage ${wallet_type} (in process${label})`,
+          { seconds, concurrency },
+          () => latchkey.wallets.signMessage(app_id, wallets[wallet_type]!.id, message),
+        ),
+      );
+    }
+    rows.push(
+      await inProcessRate(
+        `wallets.signTransaction solana (in process${label})`,
+        { seconds, concurrency },
+        () =>
+          latchkey.wallets.signTransaction(app_id, wallets.solana!.id, {
+            sol_transaction: { transaction, encoding: 'base64' },
+          }),
+      ),
+    );
+    return rows;
+  } finally {
+    await latchkey.close();
+  }
 }

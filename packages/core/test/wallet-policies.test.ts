@@ -12,7 +12,15 @@ import {
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
 import { createLatchkey, localKeyVault } from '../src/index.js';
-import { expectErrorShape, TEST_SECRET, type TestApp, testApp, testLatchkey } from './helpers.js';
+import { POLICY_CACHE_SECONDS } from '../src/wallet-policies/service.js';
+import {
+  expectErrorShape,
+  manualClock,
+  TEST_SECRET,
+  type TestApp,
+  testApp,
+  testLatchkey,
+} from './helpers.js';
 
 const BLOCKHASH = base58.encode(new Uint8Array(32).fill(7));
 const SYSTEM = SystemProgram.programId.toBase58();
@@ -378,6 +386,31 @@ describe('wallet policies over HTTP', () => {
       });
     expectSigned(await sign(1000), wallet);
     expect((await sign(1)).status).toBe(403);
+  });
+
+  it('applies a policy change at once in the process that made it, and within the cache time in another', async () => {
+    const storage = memoryStorage();
+    const clock = manualClock();
+    const here = await setup(await testApp(createLatchkey({ storage, secret: TEST_SECRET, clock })));
+    const elsewhere = createLatchkey({ storage, secret: TEST_SECRET, clock });
+    const wallet = await here.newWallet();
+    const signElsewhere = (lamports: number) =>
+      elsewhere.wallets.signTransaction(here.t.app_id, wallet.id, {
+        sol_transaction: {
+          transaction: transfer(wallet.public_address, lamports).toString('base64'),
+          encoding: 'base64',
+        },
+      });
+    await signElsewhere(11); // the other process now holds the App's (empty) policies
+    clock.advance(0.001);
+    const cap = await here.t.latchkey.walletPolicies.create(here.t.app_id, {
+      name: 'Cap',
+      rules: [{ kind: 'solana_max_lamports', max_lamports: '10' }],
+    });
+    expectViolation(await here.sign(wallet, 11), cap.policy_id, 0, 'solana_max_lamports');
+    await expect(signElsewhere(11)).resolves.toMatchObject({ wallet_id: wallet.id });
+    clock.advance(POLICY_CACHE_SECONDS);
+    await expect(signElsewhere(11)).rejects.toMatchObject({ errorType: 'policy_violation' });
   });
 
   it('opens no key for a refused request', async () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as ecc from '@bitcoinerlab/secp256k1';
+import { memoryStorage } from '@latchkey/memory';
 import { cryptoWaitReady, signatureVerify } from '@polkadot/util-crypto';
 import { base58 } from '@scure/base';
 import {
@@ -22,7 +23,8 @@ import * as bitcoin from 'bitcoinjs-lib';
 import { Transaction as EthTransaction, getBytes, verifyMessage, verifyTypedData } from 'ethers';
 import nacl from 'tweetnacl';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, type TestApp, testApp, testLatchkey } from './helpers.js';
+import { createLatchkey, type Storage } from '../src/index.js';
+import { expectErrorShape, TEST_SECRET, type TestApp, testApp, testLatchkey } from './helpers.js';
 
 type WalletType = 'ethereum' | 'solana' | 'bitcoin' | 'DOT' | 'XLM';
 type W = { id: string; public_address: string };
@@ -176,6 +178,44 @@ describe('sign_message, each signature checked by an independent library', () =>
     );
     const asMessage = await signMessage(wallets.solana, tx.serializeMessage().toString('base64'), 'base64');
     expect(asMessage.status).toBe(400);
+  });
+});
+
+describe('wallets whose row has no sealed key (made before keys were sealed on the row)', () => {
+  it('still sign, from the seed, on every chain; each signature checked by its library', async () => {
+    const storage = memoryStorage();
+    // The row as such a wallet has it: the key only reachable from the user's sealed seed.
+    const oldRows: Storage = {
+      ...storage,
+      wallets: {
+        ...storage.wallets,
+        get: async (appId, walletId) => {
+          const w = await storage.wallets.get(appId, walletId);
+          return w && { ...w, sealed_private_key: null };
+        },
+      },
+    };
+    const app = await testApp(createLatchkey({ storage: oldRows, secret: TEST_SECRET }));
+    const message = 'Sign in to example.com';
+    const eth = await newWallet(app, 'ethereum');
+    expect(verifyMessage(message, ok(await signMessage(eth, message, undefined, app)).signature)).toBe(
+      eth.public_address,
+    );
+    const sol = await newWallet(app, 'solana');
+    const solSig = ok(await signMessage(sol, message, undefined, app)).signature;
+    expect(
+      nacl.sign.detached.verify(
+        Buffer.from(message),
+        base58.decode(solSig),
+        base58.decode(sol.public_address),
+      ),
+    ).toBe(true);
+    const dot = await newWallet(app, 'DOT');
+    const dotSig = ok(await signMessage(dot, message, undefined, app)).signature;
+    expect(signatureVerify(`<Bytes>${message}</Bytes>`, dotSig, dot.public_address).isValid).toBe(true);
+    const btc = await newWallet(app, 'bitcoin');
+    const btcSig = ok(await signMessage(btc, message, undefined, app)).signature;
+    expect(Verifier.verifySignature(btc.public_address, message, btcSig)).toBe(true);
   });
 });
 

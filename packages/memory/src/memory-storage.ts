@@ -1,12 +1,13 @@
 import { type Storage, userWithMethodsFromLists } from '@latchkey/core';
 import { memoryAppRepo } from './app-repo.js';
 import { memoryEventRepo, memoryWebhookRepo } from './event-repo.js';
+import { createJournal } from './journal.js';
 import { memoryMagicLinkRepo } from './magic-link-repo.js';
 import { createMutex } from './mutex.js';
 import { memoryOtpRepo } from './otp-repo.js';
 import { memoryRateLimitRepo } from './rate-limit-repo.js';
 import { memorySessionRepo, memorySigningKeyRepo } from './session-repo.js';
-import { emptyState, type MemoryState, restoreState } from './state.js';
+import { emptyState } from './state.js';
 import { memoryTotpRepo } from './totp-repo.js';
 import { memoryContactRepo, memoryUserRepo } from './user-repo.js';
 import { memoryWalletChallengeRepo } from './wallet-challenge-repo.js';
@@ -26,7 +27,8 @@ type Repos = Omit<Storage, 'transaction' | 'close'>;
  * survives the process.
  */
 export function memoryStorage(): Storage {
-  const state = emptyState();
+  const journal = createJournal();
+  const state = emptyState(journal);
   const exclusive = createMutex();
   const users = memoryUserRepo(state);
   const repos: Repos = {
@@ -44,14 +46,14 @@ export function memoryStorage(): Storage {
     sessions: memorySessionRepo(state.sessions),
     signingKeys: memorySigningKeyRepo(state.signingKeys),
     rateLimits: memoryRateLimitRepo(state.rateLimits),
-    wallets: memoryWalletRepo(state.wallets),
+    wallets: memoryWalletRepo(state.wallets, state.index),
     totps: memoryTotpRepo(state.totps, state.recoveryCodes),
-    seeds: memorySeedRepo(state.seeds),
+    seeds: memorySeedRepo(state.seeds, state.index),
     webauthn: memoryWebAuthnRepo(state.webauthnCredentials, state.webauthnChallenges),
     walletChallenges: memoryWalletChallengeRepo(state.walletChallenges),
     walletPolicies: memoryWalletPolicyRepo(state.walletPolicies),
     walletSpends: memoryWalletSpendRepo(state.walletSpends),
-    walletSignatures: memoryWalletSignatureRepo(state.walletSignatures),
+    walletSignatures: memoryWalletSignatureRepo(state.walletSignatures, state.index.signaturesByWallet),
     events: memoryEventRepo(state),
     webhooks: memoryWebhookRepo(state),
   };
@@ -67,11 +69,13 @@ export function memoryStorage(): Storage {
     ...lockEachMethod(repos, exclusive),
     transaction: (fn) =>
       exclusive(async () => {
-        const snapshot: MemoryState = structuredClone(state);
+        journal.begin();
         try {
-          return await fn(tx);
+          const result = await fn(tx);
+          journal.commit();
+          return result;
         } catch (err) {
-          restoreState(state, snapshot);
+          journal.rollback();
           throw err;
         }
       }),

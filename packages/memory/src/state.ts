@@ -21,6 +21,7 @@ import type {
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
 } from '@latchkey/core';
+import { type Journal, journaledMap } from './journal.js';
 
 /** An audit-trail entry with its insertion order (ids made in one millisecond do not sort). */
 export type StoredSignature = WalletSignatureRecord & { seq: number };
@@ -46,6 +47,17 @@ export interface MemoryState {
   walletPolicies: Map<string, WalletPolicyRecord>;
   walletSpends: Map<string, WalletSpendRecord>;
   walletSignatures: Map<string, StoredSignature>;
+  /** Indexes, kept by their repos so lookups do not scan the table. */
+  index: {
+    /** `app_id user_id wallet_type` → the default wallet's id. */
+    walletDefaults: Map<string, { id: string }>;
+    /** `app_id wallet_type public_address` → the wallet's id. */
+    walletAddresses: Map<string, { id: string }>;
+    /** `app_id user_id` → the seed's id. */
+    seedsByUser: Map<string, { id: string }>;
+    /** `app_id wallet_id` → the wallet's audit-trail entry ids, oldest first. */
+    signaturesByWallet: Map<string, string[]>;
+  };
   events: Map<string, EventRecord>;
   webhookEndpoints: Map<string, WebhookEndpointRecord>;
   /** Keyed `event_id endpoint_id`. */
@@ -53,40 +65,44 @@ export interface MemoryState {
   webhookAttempts: Map<string, WebhookAttemptRecord>;
 }
 
-export const emptyState = (): MemoryState => ({
-  apps: new Map(),
-  users: new Map(),
-  emails: new Map(),
-  phoneNumbers: new Map(),
-  otps: new Map(),
-  magicLinks: new Map(),
-  sessions: new Map(),
-  signingKeys: new Map(),
-  rateLimits: new Map(),
-  wallets: new Map(),
-  totps: new Map(),
-  recoveryCodes: new Map(),
-  seeds: new Map(),
-  webauthnCredentials: new Map(),
-  webauthnChallenges: new Map(),
-  walletChallenges: new Map(),
-  walletPolicies: new Map(),
-  walletSpends: new Map(),
-  walletSignatures: new Map(),
-  events: new Map(),
-  webhookEndpoints: new Map(),
-  webhookDeliveries: new Map(),
-  webhookAttempts: new Map(),
-});
-
-/** Puts `from`'s rows back into `into`, keeping the Map objects the repos hold. */
-export function restoreState(into: MemoryState, from: MemoryState): void {
-  for (const key of Object.keys(into) as Array<keyof MemoryState>) {
-    const target = into[key] as Map<string, unknown>;
-    target.clear();
-    for (const [id, row] of from[key] as Map<string, unknown>) target.set(id, row);
-  }
+/** Every table empty, each a Map a rollback of `journal`'s transaction restores. */
+export function emptyState(journal: Journal): MemoryState {
+  const table = <K, V extends object>() => journaledMap<K, V>(journal);
+  return {
+    apps: table(),
+    users: table(),
+    emails: table(),
+    phoneNumbers: table(),
+    otps: table(),
+    magicLinks: table(),
+    sessions: table(),
+    signingKeys: table(),
+    rateLimits: table(),
+    wallets: table(),
+    totps: table(),
+    recoveryCodes: table(),
+    seeds: table(),
+    webauthnCredentials: table(),
+    webauthnChallenges: table(),
+    walletChallenges: table(),
+    walletPolicies: table(),
+    walletSpends: table(),
+    walletSignatures: table(),
+    index: {
+      walletDefaults: table(),
+      walletAddresses: table(),
+      seedsByUser: table(),
+      signaturesByWallet: table(),
+    },
+    events: table(),
+    webhookEndpoints: table(),
+    webhookDeliveries: table(),
+    webhookAttempts: table(),
+  };
 }
+
+/** An index key from several columns (NUL cannot occur in any of them). */
+export const indexKey = (...parts: string[]) => parts.join('\u0000');
 
 /** Rows leave the store as copies, so a caller's change cannot alter stored state. */
 export const copy = <T>(row: T): T => structuredClone(row);

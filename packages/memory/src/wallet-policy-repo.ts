@@ -6,7 +6,7 @@ import type {
   WalletSpendRecord,
   WalletSpendRepo,
 } from '@latchkey/core';
-import { copy, type StoredSignature } from './state.js';
+import { copy, indexKey, type StoredSignature } from './state.js';
 
 export function memoryWalletPolicyRepo(rows: Map<string, WalletPolicyRecord>): WalletPolicyRepo {
   const ofApp = (appId: string) =>
@@ -79,26 +79,49 @@ export function memoryWalletSpendRepo(rows: Map<string, WalletSpendRecord>): Wal
   };
 }
 
-export function memoryWalletSignatureRepo(rows: Map<string, StoredSignature>): WalletSignatureRepo {
+/**
+ * The audit trail. Each wallet's entry ids are kept in insertion order, so a page newest first
+ * is a walk back from the cursor: no scan of every App's entries and no sort per list.
+ */
+export function memoryWalletSignatureRepo(
+  rows: Map<string, StoredSignature>,
+  byWallet: Map<string, string[]>,
+): WalletSignatureRepo {
   let seq = 0;
   const strip = ({ seq: _, ...entry }: StoredSignature): WalletSignatureRecord => copy(entry);
   return {
     async insert(entry) {
       seq += 1;
       rows.set(entry.id, { ...copy(entry), seq });
+      const key = indexKey(entry.app_id, entry.wallet_id);
+      const ids = byWallet.get(key);
+      if (ids) ids.push(entry.id);
+      else byWallet.set(key, [entry.id]);
     },
     async list(appId, walletId, { limit, before }) {
-      const cursor = before === undefined ? undefined : rows.get(before);
-      if (before !== undefined && (!cursor || cursor.app_id !== appId))
-        return { signatures: [], next_cursor: null };
-      const all = [...rows.values()]
-        .filter(
-          (s) =>
-            s.app_id === appId && s.wallet_id === walletId && (cursor === undefined || s.seq < cursor.seq),
-        )
-        .sort((a, b) => b.seq - a.seq);
-      const page = all.slice(0, limit);
-      return { signatures: page.map(strip), next_cursor: all.length > limit ? page.at(-1)!.id : null };
+      const ids = byWallet.get(indexKey(appId, walletId)) ?? [];
+      let end = ids.length;
+      if (before !== undefined) {
+        const cursor = rows.get(before);
+        if (!cursor || cursor.app_id !== appId) return { signatures: [], next_cursor: null };
+        end = firstAtOrAfter(ids, cursor.seq, (id) => rows.get(id)!.seq);
+      }
+      const page = ids
+        .slice(Math.max(0, end - limit), end)
+        .reverse()
+        .map((id) => strip(rows.get(id)!));
+      return { signatures: page, next_cursor: end > limit ? page.at(-1)!.id : null };
     },
   };
+}
+
+/** The first index in `ids` (ascending by `seqOf`) whose seq is at least `seq`. */
+function firstAtOrAfter(ids: string[], seq: number, seqOf: (id: string) => number): number {
+  let [lo, hi] = [0, ids.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (seqOf(ids[mid]!) < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

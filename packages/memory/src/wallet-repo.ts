@@ -1,27 +1,41 @@
 import type { SeedRecord, SeedRepo, WalletRecord, WalletRepo } from '@latchkey/core';
-import { copy } from './state.js';
+import { copy, indexKey, type MemoryState } from './state.js';
 
-export function memoryWalletRepo(rows: Map<string, WalletRecord>): WalletRepo {
-  const find = (pred: (w: WalletRecord) => boolean) => [...rows.values()].find(pred);
+type WalletIndexes = Pick<MemoryState['index'], 'walletDefaults' | 'walletAddresses'>;
+
+export function memoryWalletRepo(rows: Map<string, WalletRecord>, index: WalletIndexes): WalletRepo {
+  const defaultKey = (appId: string, userId: string, type: string) => indexKey(appId, userId, type);
+  const addressKey = (appId: string, type: string, address: string) => indexKey(appId, type, address);
+  const byIndex = (map: Map<string, { id: string }>, key: string) => {
+    const id = map.get(key)?.id;
+    return id === undefined ? undefined : rows.get(id);
+  };
   const defaultOf = (appId: string, userId: string, type: string) =>
-    find((w) => w.app_id === appId && w.user_id === userId && w.wallet_type === type && w.is_default);
+    byIndex(index.walletDefaults, defaultKey(appId, userId, type));
   const sameAddress = (w: WalletRecord) =>
-    find(
-      (r) =>
-        r.app_id === w.app_id && r.wallet_type === w.wallet_type && r.public_address === w.public_address,
-    );
+    byIndex(index.walletAddresses, addressKey(w.app_id, w.wallet_type, w.public_address));
+  const store = (wallet: WalletRecord) => {
+    rows.set(wallet.id, copy(wallet));
+    index.walletAddresses.set(addressKey(wallet.app_id, wallet.wallet_type, wallet.public_address), {
+      id: wallet.id,
+    });
+    if (wallet.is_default)
+      index.walletDefaults.set(defaultKey(wallet.app_id, wallet.user_id, wallet.wallet_type), {
+        id: wallet.id,
+      });
+  };
   return {
     async createDefaultIfAbsent(wallet) {
       const existing = defaultOf(wallet.app_id, wallet.user_id, wallet.wallet_type);
       if (existing) return { wallet: copy(existing), created: false };
       const taken = sameAddress(wallet);
       if (taken) return { wallet: copy(taken), created: false };
-      rows.set(wallet.id, copy({ ...wallet, is_default: true }));
+      store({ ...wallet, is_default: true });
       return { wallet: copy({ ...wallet, is_default: true }), created: true };
     },
     async insert(wallet) {
       if (sameAddress(wallet)) return { inserted: false };
-      rows.set(wallet.id, copy(wallet));
+      store(wallet);
       return { inserted: true };
     },
     async get(appId, walletId) {
@@ -33,7 +47,7 @@ export function memoryWalletRepo(rows: Map<string, WalletRecord>): WalletRepo {
       return w ? copy(w) : null;
     },
     async findByAddress(appId, type, address) {
-      const w = find((r) => r.app_id === appId && r.wallet_type === type && r.public_address === address);
+      const w = byIndex(index.walletAddresses, addressKey(appId, type, address));
       return w ? copy(w) : null;
     },
     async list(appId, { userId, limit, after }) {
@@ -51,14 +65,20 @@ export function memoryWalletRepo(rows: Map<string, WalletRecord>): WalletRepo {
   };
 }
 
-export function memorySeedRepo(rows: Map<string, SeedRecord>): SeedRepo {
-  const ofUser = (appId: string, userId: string) =>
-    [...rows.values()].find((s) => s.app_id === appId && s.user_id === userId);
+export function memorySeedRepo(
+  rows: Map<string, SeedRecord>,
+  index: Pick<MemoryState['index'], 'seedsByUser'>,
+): SeedRepo {
+  const ofUser = (appId: string, userId: string) => {
+    const id = index.seedsByUser.get(indexKey(appId, userId))?.id;
+    return id === undefined ? undefined : rows.get(id);
+  };
   return {
     async insertIfAbsent(seed) {
       const existing = ofUser(seed.app_id, seed.user_id);
       if (existing) return copy(existing);
       rows.set(seed.id, copy(seed));
+      index.seedsByUser.set(indexKey(seed.app_id, seed.user_id), { id: seed.id });
       return copy(seed);
     },
     async get(appId, userId) {

@@ -5,6 +5,12 @@ import { evaluatePolicies, type RuleRef } from './evaluate.js';
 import type { SignatureDecision, WalletPolicyRecord, WalletSignatureRecord } from './repo.js';
 import type { CreatePolicyRequest, UpdatePolicyRequest, WalletPolicy } from './schema.js';
 
+/**
+ * How long a process keeps an App's policies for its signatures without reading them again. A
+ * change made in this process applies at once; one made in another process within this long.
+ */
+export const POLICY_CACHE_SECONDS = 5;
+
 /** Daily caps are rolling: a spend counts for this long after it is made. */
 export const DAILY_WINDOW_SECONDS = 24 * 60 * 60;
 
@@ -33,11 +39,39 @@ const signatureView = (s: WalletSignatureRecord) => ({
   created_at: s.created_at,
 });
 
+/** Wallets whose policies one App keeps cached; past this the App's entries start over. */
+const MAX_CACHED_WALLETS = 10_000;
+
 export type WalletPolicyService = ReturnType<typeof walletPolicyService>;
 
 /** Wallet policies, the gate every signature passes (`signUnder`), and the audit trail it writes. */
 export function walletPolicyService(k: Kernel) {
   let reservationsSincePrune = 0;
+  // App id → wallet id → the policies a signature by that wallet answers to. Only what a
+  // signature reads is cached; the caps' running totals are not (storage keeps those exact).
+  const cached = new Map<string, Map<string, { policies: WalletPolicyRecord[]; until: number }>>();
+
+  let changes = 0;
+
+  async function policiesFor(appId: string, walletId: string): Promise<WalletPolicyRecord[]> {
+    const hit = cached.get(appId)?.get(walletId);
+    if (hit && hit.until > k.now()) return hit.policies;
+    const seen = changes;
+    const policies = await k.storage.walletPolicies.listForWallet(appId, walletId);
+    // A change made in this process while the read ran: do not keep what it may have replaced.
+    if (seen === changes) {
+      const ofApp = cached.get(appId) ?? new Map();
+      if (ofApp.size >= MAX_CACHED_WALLETS) ofApp.clear();
+      ofApp.set(walletId, { policies, until: k.now() + POLICY_CACHE_SECONDS });
+      cached.set(appId, ofApp);
+    }
+    return policies;
+  }
+
+  const forget = (appId: string) => {
+    changes++;
+    cached.delete(appId);
+  };
 
   async function requireWallet(appId: string, walletId: string) {
     const wallet = await k.storage.wallets.get(appId, walletId);
@@ -91,7 +125,7 @@ export function walletPolicyService(k: Kernel) {
    * storage step; signs; records the outcome. A spend whose signature failed is released.
    */
   async function signUnder<T>(request: SigningRequest, sign: () => Promise<T>): Promise<T> {
-    const policies = await k.storage.walletPolicies.listForWallet(request.app_id, request.wallet.id);
+    const policies = await policiesFor(request.app_id, request.wallet.id);
     const verdict = evaluatePolicies(request, policies);
     if (!verdict.allowed) return refuse(request, verdict.refusal, verdict.refusal.reason);
     let spendId: string | undefined;
@@ -155,6 +189,7 @@ export function walletPolicyService(k: Kernel) {
         updated_at: now,
       };
       await k.storage.walletPolicies.insert(policy);
+      forget(appId);
       return policyView(policy);
     },
 
@@ -180,13 +215,15 @@ export function walletPolicyService(k: Kernel) {
         rules: patch.rules,
         updated_at: k.now(),
       });
+      forget(appId);
       if (!updated) throw new LatchkeyError('policy_not_found');
       return policyView(updated);
     },
 
     async delete(appId: string, policyId: string) {
-      if (!(await k.storage.walletPolicies.delete(appId, policyId)))
-        throw new LatchkeyError('policy_not_found');
+      const deleted = await k.storage.walletPolicies.delete(appId, policyId);
+      forget(appId);
+      if (!deleted) throw new LatchkeyError('policy_not_found');
       return { policy_id: policyId, deleted: true as const };
     },
 

@@ -55,23 +55,37 @@ export function walletService(
     return wallet;
   }
 
-  /** The user's seed, created (24 words, sealed) on their first wallet. */
-  async function seedOf(appId: string, userId: string): Promise<SeedRecord> {
+  /**
+   * The user's seed and its entropy, opened; or made (24 words, sealed) on their first wallet,
+   * when the entropy just drawn is used as it is rather than opened again. The caller wipes it.
+   */
+  async function seedEntropy(
+    appId: string,
+    userId: string,
+  ): Promise<{ seed: SeedRecord; entropy: Uint8Array }> {
+    const context = seedContext(appId, userId);
     const existing = await k.storage.seeds.get(appId, userId);
-    if (existing) return existing;
+    if (existing) return { seed: existing, entropy: await k.vault.open(existing.sealed_entropy, context) };
     // 256 bits of entropy: the user's 24-word mnemonic.
     const entropy = k.random.bytes(32);
+    const id = k.id('seed');
+    let seed: SeedRecord;
     try {
-      return await k.storage.seeds.insertIfAbsent({
-        id: k.id('seed'),
+      seed = await k.storage.seeds.insertIfAbsent({
+        id,
         app_id: appId,
         user_id: userId,
-        sealed_entropy: await k.vault.seal(entropy, seedContext(appId, userId)),
+        sealed_entropy: await k.vault.seal(entropy, context),
         created_at: k.now(),
       });
-    } finally {
+    } catch (err) {
       wipe(entropy);
+      throw err;
     }
+    if (seed.id === id) return { seed, entropy };
+    // Another request made the user's seed first: theirs is the one.
+    wipe(entropy);
+    return { seed, entropy: await k.vault.open(seed.sealed_entropy, context) };
   }
 
   async function requireSigningWallet(appId: string, walletId: string) {
@@ -162,8 +176,7 @@ export function walletService(
       await requireUser(appId, input.user_id);
       const app = await k.app(appId);
       const network = app.settings.wallets.network;
-      const seed = await seedOf(appId, input.user_id);
-      const entropy = await k.vault.open(seed.sealed_entropy, seedContext(appId, input.user_id));
+      const { seed, entropy } = await seedEntropy(appId, input.user_id);
       let derived: DerivedKey;
       try {
         derived = await chainModules[input.wallet_type].deriveFromMnemonicAsync(

@@ -1,5 +1,6 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { base64urlnopad } from '@scure/base';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { base64urlnopad, hex } from '@scure/base';
 import { wipe } from './bytes.js';
 
 // PKCS#8 PrivateKeyInfo for an Ed25519 seed (RFC 8410): this DER prefix, then the 32 bytes.
@@ -62,14 +63,44 @@ async function detectNative(): Promise<boolean> {
   }
 }
 
+/** How many imported keys are kept, and for how long after their last use. */
+const IMPORTED_KEYS_MAX = 1024;
+const IMPORTED_KEY_TTL_MS = 60_000;
+
+/**
+ * Web Crypto keys already imported, by SHA-256 of their seed. An import computes the public key
+ * (a scalar multiplication, most of what import-then-sign costs), so a wallet that signs again
+ * soon reuses its key. Only a caller holding the seed can name an entry; the keys are not
+ * extractable; the seed itself is not kept.
+ */
+const imported = new Map<string, { key: Promise<Ed25519SigningKey>; until: number }>();
+
+function cachedNativeKey(seed: Uint8Array): Promise<Ed25519SigningKey> {
+  const id = hex.encode(sha256(seed));
+  const now = Date.now();
+  const hit = imported.get(id);
+  // Re-inserted on use: the Map's order is then least recently used first.
+  imported.delete(id);
+  if (hit && hit.until > now) {
+    imported.set(id, { key: hit.key, until: now + IMPORTED_KEY_TTL_MS });
+    return hit.key;
+  }
+  const key = nativeKey(seed);
+  key.catch(() => imported.delete(id));
+  imported.set(id, { key, until: now + IMPORTED_KEY_TTL_MS });
+  if (imported.size > IMPORTED_KEYS_MAX) imported.delete(imported.keys().next().value!);
+  return key;
+}
+
 /**
  * An Ed25519 (RFC 8032) key from its 32-byte seed: on the runtime's Web Crypto where it has
- * Ed25519 (Node 20, Deno, recent browsers), several times faster than JavaScript, else @noble.
- * The noble fallback copies the seed, so callers may wipe theirs once the key is made.
+ * Ed25519 (Node 20, Deno, recent browsers), several times faster than JavaScript, imported once
+ * per seed (see `imported`); else @noble. The noble fallback copies the seed, so callers may
+ * wipe theirs once the key is made.
  */
 export async function ed25519SigningKey(seed: Uint8Array): Promise<Ed25519SigningKey> {
   native ??= typeof crypto !== 'undefined' && crypto.subtle ? detectNative() : Promise.resolve(false);
-  return (await native) ? nativeKey(seed) : nobleKey(seed);
+  return (await native) ? cachedNativeKey(seed) : nobleKey(seed);
 }
 
 /** Signs `message` with the key of `seed` (see `ed25519SigningKey`). */
