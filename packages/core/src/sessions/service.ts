@@ -1,4 +1,3 @@
-import { decodeProtectedHeader } from 'jose';
 import type { AppRecord } from '../apps/repo.js';
 import { newSecret } from '../crypto/ids.js';
 import { LatchkeyError } from '../errors.js';
@@ -6,6 +5,7 @@ import type { Kernel } from '../kernel.js';
 import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
 import type { Factor } from '../shared/factor.js';
 import { appVerificationKeys } from './app-keys.js';
+import { protectedHeaderKid } from './jose.js';
 import { type SessionClaims, signSessionJwt, verifySessionClaims } from './jwt.js';
 import { factorsKey, jwtReuse } from './jwt-reuse.js';
 import type { SessionRecord } from './repo.js';
@@ -108,7 +108,7 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
     if (!ignoreExpiry && typeof claims.iat === 'number') {
       issuedJwts.remember(claims.sid, {
         jwt,
-        kid: String(decodeProtectedHeader(jwt).kid),
+        kid: protectedHeaderKid(jwt),
         iat: claims.iat,
         exp: claims.exp,
         factors: factorsKey(claims.factors),

@@ -330,7 +330,7 @@ export function walletService(
       { keyKind = 'secret' }: { keyKind?: ApiKeyKind } = {},
     ) {
       const wallet = await requireSigningWallet(appId, walletId);
-      const parts = await signUnderPlan(wallet, planTransaction(wallet, input), keyKind);
+      const parts = await signUnderPlan(wallet, await planTransaction(wallet, input), keyKind);
       return {
         wallet_id: wallet.id,
         wallet: {
@@ -351,7 +351,7 @@ export function walletService(
       { keyKind = 'secret' }: { keyKind?: ApiKeyKind } = {},
     ) {
       const wallet = await requireSigningWallet(appId, walletId);
-      const signed = await signUnderPlan(wallet, planMessage(wallet, input), keyKind);
+      const signed = await signUnderPlan(wallet, await planMessage(wallet, input), keyKind);
       return { wallet_id: wallet.id, ...signed };
     },
 
@@ -363,7 +363,7 @@ export function walletService(
       { keyKind = 'secret' }: { keyKind?: ApiKeyKind } = {},
     ) {
       const wallet = await requireSigningWallet(appId, walletId);
-      const signature = await signUnderPlan(wallet, planTypedData(wallet, input), keyKind);
+      const signature = await signUnderPlan(wallet, await planTypedData(wallet, input), keyKind);
       return { wallet_id: wallet.id, signature };
     },
   };

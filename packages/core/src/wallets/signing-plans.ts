@@ -5,31 +5,14 @@ import { utf8 } from '../crypto/encoding.js';
 import { LatchkeyError } from '../errors.js';
 import { bytesEqual } from './chains/bytes.js';
 import { strKeyDecode, strKeyVersion } from './chains/index.js';
-import {
-  ed25519SigningKey,
-  ethTransactionFacts,
-  parseEthTransaction,
-  parsePsbt,
-  parseSolanaMessage,
-  parseStellarEnvelope,
-  STELLAR_PASSPHRASES,
-  signBitcoinMessage,
-  signEthereumMessage,
-  signEthereumTypedData,
-  signEthTransaction,
-  signPolkadotMessage,
-  signPsbt,
-  signSolanaMessage,
-  signSolanaTransaction,
-  signStellarEnvelope,
-  signStellarMessage,
-  solanaTransactionFacts,
-  typedDataFacts,
-} from './chains/signing.js';
 import type { WalletRecord, WalletType } from './repo.js';
 import type { SignMessageRequest, SignTransactionRequest, SignTypedDataRequest } from './schema.js';
 import type { SigningRequest } from './signing-request.js';
 import { decodeTransaction, encodeTransaction } from './transaction-encoding.js';
+
+/** The payload readers and signers, loaded on the first signature: their libraries weigh more than the rest. */
+let signing: Promise<typeof import('./chains/signing.js')> | undefined;
+const loadSigning = () => (signing ??= import('./chains/signing.js'));
 
 /**
  * A signing request read and checked without any key: the facts the policies judge, the
@@ -79,16 +62,24 @@ export function decodeMessage(message: string, encoding: SignMessageRequest['enc
 
 /** An ed25519 key of the wallet: refused as our bug if the vault gave another wallet's key. */
 async function ed25519WalletKey(seed: Uint8Array, publicKey: Uint8Array | undefined) {
-  const key = await ed25519SigningKey(seed);
+  const key = await (await loadSigning()).ed25519SigningKey(seed);
   if (!publicKey || !bytesEqual(key.publicKey, publicKey))
     throw new LatchkeyError('internal_error', "The secret key is not the wallet's key.");
   return key;
 }
 
-export function planMessage(
+export async function planMessage(
   wallet: WalletRecord,
   input: SignMessageRequest,
-): SigningPlan<{ signature: string; encoding: 'hex' | 'base58' | 'base64' }> {
+): Promise<SigningPlan<{ signature: string; encoding: 'hex' | 'base58' | 'base64' }>> {
+  const {
+    parseSolanaMessage,
+    signBitcoinMessage,
+    signEthereumMessage,
+    signPolkadotMessage,
+    signSolanaMessage,
+    signStellarMessage,
+  } = await loadSigning();
   const bytes = decodeMessage(input.message, input.encoding);
   if (wallet.wallet_type === 'solana' && parseSolanaMessage(bytes)) {
     throw new LatchkeyError(
@@ -118,7 +109,11 @@ export function planMessage(
   };
 }
 
-export function planTypedData(wallet: WalletRecord, input: SignTypedDataRequest): SigningPlan<string> {
+export async function planTypedData(
+  wallet: WalletRecord,
+  input: SignTypedDataRequest,
+): Promise<SigningPlan<string>> {
+  const { signEthereumTypedData, typedDataFacts } = await loadSigning();
   if (wallet.wallet_type !== 'ethereum')
     throw mismatch('Only ethereum wallets sign EIP-712 typed data.', 'wallet_id');
   const typed = input.typed_data;
@@ -148,10 +143,10 @@ const KIND_OF: Partial<Record<WalletType, keyof SignTransactionRequest>> = {
   XLM: 'xlm_transaction',
 };
 
-export function planTransaction(
+export async function planTransaction(
   wallet: WalletRecord,
   input: SignTransactionRequest,
-): SigningPlan<SignedTransactionParts> {
+): Promise<SigningPlan<SignedTransactionParts>> {
   const given = (Object.keys(input) as (keyof SignTransactionRequest)[]).filter(
     (k) => input[k] !== undefined,
   );
@@ -167,6 +162,18 @@ export function planTransaction(
   if (!expected) throw mismatch('DOT wallets sign messages only, not transactions.', 'wallet_id');
   if (expected !== kind)
     throw mismatch(`A ${wallet.wallet_type} wallet signs ${expected}, not ${kind}.`, kind);
+  const {
+    ethTransactionFacts,
+    parseEthTransaction,
+    parsePsbt,
+    parseStellarEnvelope,
+    STELLAR_PASSPHRASES,
+    signEthTransaction,
+    signPsbt,
+    signSolanaTransaction,
+    signStellarEnvelope,
+    solanaTransactionFacts,
+  } = await loadSigning();
 
   if (input.sol_transaction) {
     const { transaction, encoding } = input.sol_transaction;
