@@ -108,7 +108,9 @@ function readBodyText(view: LazyRequest, maxBytes: number, tooLarge: () => Error
   const { req, parsedBody } = view[SOURCE];
   if (!hasBody(req.method)) return Promise.resolve('');
   if (parsedBody !== undefined)
-    return Buffer.byteLength(parsedBody) > maxBytes ? Promise.reject(tooLarge()) : Promise.resolve(parsedBody);
+    return Buffer.byteLength(parsedBody) > maxBytes
+      ? Promise.reject(tooLarge())
+      : Promise.resolve(parsedBody);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
