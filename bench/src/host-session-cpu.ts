@@ -22,21 +22,15 @@ const cpuSeconds = (pid: number) => {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 };
 
-// BENCH_CPU_PROFILE=<dir>: the servers write `node --cpu-prof` profiles there when they stop.
-const profile = process.env.BENCH_CPU_PROFILE
-  ? { NODE_OPTIONS: "--import /tmp/perf20/cpuprof.mjs", CPUPROF_DIR: process.env.BENCH_CPU_PROFILE }
-  : {};
 const dataDir = await mkdtemp(path.join(tmpdir(), 'latchkey-bench-cpu-'));
 const server = await startChild<{ url: string; secret_key: string; public_token: string }>('./serve.ts', [], {
   LATCHKEY_DATA_DIR: dataDir,
   PORT: '0',
-  ...profile,
 });
 const bare = await startChild<{ url: string }>('./bare-servers.ts', ['express']);
 const host = await startChild<{ url: string; session_jwt: string; session_token: string }>(
   './host-session-server.ts',
   [],
-  profile,
 );
 try {
   const { url, secret_key, public_token } = server.info;
@@ -75,14 +69,6 @@ try {
       },
       host,
     ],
-    [
-      {
-        name: 'host no middleware',
-        url: `${host.info.url}/none/me`,
-        headers: { authorization: `Bearer ${host.info.session_jwt}` },
-      },
-      host,
-    ],
     [{ name: 'GET /v1/health', url: `${url}/v1/health` }, server],
     [
       {
@@ -115,7 +101,10 @@ try {
       const pid = child.process.pid!;
       const before = cpuSeconds(pid);
       const started = performance.now();
-      const m = await measure({ ...target, amount: Math.round(requests / rounds) }, { duration: 1, connections });
+      const m = await measure(
+        { ...target, amount: Math.round(requests / rounds) },
+        { duration: 1, connections },
+      );
       const sum = sums.get(target.name) ?? { cpu: 0, total: 0, seconds: 0, non2xx: 0 };
       sum.cpu += cpuSeconds(pid) - before;
       sum.total += m.total;
@@ -132,7 +121,11 @@ try {
       'bare ÷ this (cpu)': Number((usOf('bare Express') / usOf(name)).toFixed(3)),
       'req/s': Math.round(sum.total / sum.seconds),
       'vs bare (req/s)': Number(
-        (sum.total / sum.seconds / (sums.get('bare Express')!.total / sums.get('bare Express')!.seconds)).toFixed(3),
+        (
+          sum.total /
+          sum.seconds /
+          (sums.get('bare Express')!.total / sums.get('bare Express')!.seconds)
+        ).toFixed(3),
       ),
       'non-2xx': sum.non2xx,
     };
