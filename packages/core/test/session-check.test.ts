@@ -80,6 +80,20 @@ describe('sessions.check', () => {
     expect(counted.calls).toEqual([]);
   });
 
+  it('checkKnownJwt: the jwt-mode answer without a promise, only for a JWT verified before and until exp', async () => {
+    const { latchkey, appId, signIn, clock, counted } = await setup();
+    const s = await signIn();
+    expect(latchkey.sessions.checkKnownJwt(appId, s.jwt)).toBeUndefined();
+    const checked = await latchkey.sessions.check({ app_id: appId, session_jwt: s.jwt, mode: 'jwt' });
+    counted.reset();
+    expect(latchkey.sessions.checkKnownJwt(appId, s.jwt)).toEqual(checked);
+    expect(counted.calls).toEqual([]);
+    expect(latchkey.sessions.checkKnownJwt('app_other', s.jwt)).toBeUndefined();
+    expect(latchkey.sessions.checkKnownJwt(appId, `${s.jwt}x`)).toBeUndefined();
+    clock.advance(decodeJwt(s.jwt).exp! - Math.floor(clock.now() / 1000) + 1);
+    expect(latchkey.sessions.checkKnownJwt(appId, s.jwt)).toBeUndefined();
+  });
+
   it('verifying 1,000 JWTs imports the App’s key once', async () => {
     const { latchkey, appId, signIn } = await setup();
     const jwts: string[] = [];

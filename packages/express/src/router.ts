@@ -104,8 +104,19 @@ function unservable(
   return undefined;
 }
 
+/** Host headers found plain before: a server sees a handful, and parsing one costs a URL. */
+const plainHosts = new Set<string>();
+
 /** True when `host` is a host with an optional port and nothing else a URL would read into it. */
 function isPlainHost(host: string): boolean {
+  if (plainHosts.has(host)) return true;
+  if (!parsesAsPlainHost(host)) return false;
+  if (plainHosts.size >= 256) plainHosts.clear();
+  plainHosts.add(host);
+  return true;
+}
+
+function parsesAsPlainHost(host: string): boolean {
   if (host === '' || !URL.canParse(`http://${host}`)) return false;
   const url = new URL(`http://${host}`);
   return (
@@ -115,9 +126,25 @@ function isPlainHost(host: string): boolean {
 
 function toWebRequest(req: ExpressRequest): Request {
   // Inside a mounted router `req.url` is relative to the mount point: exactly what Latchkey routes on.
-  const url = new URL(req.url, `${req.protocol}://${req.get('host') ?? 'localhost'}`).href;
+  const base = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  const url = PLAIN_PATH.test(req.url) ? `${originOf(base)}${req.url}` : new URL(req.url, base).href;
   const parsed = hasBody(req.method) && bodyAlreadyRead(req) ? bodyText(req) : undefined;
   return webRequest(req, url, parsed);
+}
+
+/** A path a URL parser leaves as it is: no dot segments, escapes, query or odd characters. */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$/;
+
+/** `new URL(base).origin` (host lower-cased, default port dropped), remembered per base. */
+const origins = new Map<string, string>();
+function originOf(base: string): string {
+  let origin = origins.get(base);
+  if (origin === undefined) {
+    origin = new URL(base).origin;
+    if (origins.size >= 256) origins.clear();
+    origins.set(base, origin);
+  }
+  return origin;
 }
 
 const hasBody = (method: string) => method !== 'GET' && method !== 'HEAD';

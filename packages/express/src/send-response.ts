@@ -15,10 +15,10 @@ export async function sendResponse(response: Response, res: ServerResponse): Pro
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
   let body: string | Buffer | undefined;
-  if (response.body)
-    body = TEXT_TYPE.test(headers['content-type']?.toString() ?? '')
-      ? await response.text()
-      : Buffer.from(await response.arrayBuffer());
+  // A text answer is read by text() alone: asking for `body` first would make core's
+  // TextResponse build the stream it exists to avoid. No body and an empty one send the same.
+  if (TEXT_TYPE.test(headers['content-type']?.toString() ?? '')) body = (await response.text()) || undefined;
+  else if (response.body) body = Buffer.from(await response.arrayBuffer());
   res.writeHead(response.status, headers);
   res.end(body);
 }

@@ -72,7 +72,15 @@ export function revokeSession(
 function sessionMiddleware(latchkey: LatchkeySessions, options: SessionMiddlewareOptions, required: boolean) {
   const resolve = hostSessionResolver(latchkey, options);
   return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
-    resolve(hostRequest(req))
+    const request = hostRequest(req);
+    // A JWT verified before: the host's handler runs in this same tick, no promise in between.
+    const known = resolve.known(request);
+    if (known !== undefined) {
+      req.auth = known;
+      next();
+      return;
+    }
+    resolve(request)
       .then(({ session, setCookies }) => {
         appendCookies(res, setCookies);
         if (session.kind === 'session') {
@@ -93,8 +101,13 @@ function hostRequest(req: ExpressRequest): HostRequest {
       const value = req.headers[name];
       return Array.isArray(value) ? value[0] : value;
     },
-    origin: `${req.protocol}://${req.get('host') ?? ''}`,
-    hostname: req.hostname ?? '',
+    // Read only when a cookie is involved: Express works both out per call (trust proxy, headers).
+    get origin() {
+      return `${req.protocol}://${req.get('host') ?? ''}`;
+    },
+    get hostname() {
+      return req.hostname ?? '';
+    },
   };
 }
 

@@ -92,6 +92,57 @@ function nodeBodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
   );
 }
 
+/** Core's jsonBodyMiddleware reads the body through this when it is there (see middleware.ts). */
+const READ_BODY_TEXT = Symbol.for('latchkey.readBodyText');
+const utf8 = new TextDecoder();
+
+/**
+ * The body as UTF-8 text, read straight from the Node stream: at most `maxBytes`, past which
+ * reading stops (the Node request left alone, as a cancelled body stream leaves it) and
+ * `tooLarge()` is thrown. Decoded as `TextDecoder` decodes, so a leading BOM goes as before.
+ */
+function readBodyText(view: LazyRequest, maxBytes: number, tooLarge: () => Error): Promise<string> {
+  if (view[BODY] !== undefined)
+    return Promise.reject(new TypeError('Body is unusable: it has already been read'));
+  view[BODY] = null;
+  const { req, parsedBody } = view[SOURCE];
+  if (!hasBody(req.method)) return Promise.resolve('');
+  if (parsedBody !== undefined)
+    return Buffer.byteLength(parsedBody) > maxBytes
+      ? Promise.reject(tooLarge())
+      : Promise.resolve(parsedBody);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const detach = () => {
+      req.removeListener('data', onData);
+      req.removeListener('end', onEnd);
+      req.removeListener('error', onError);
+      req.pause();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      detach();
+      reject(tooLarge());
+    };
+    const onEnd = () => {
+      detach();
+      resolve(utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    };
+    const onError = (err: Error) => {
+      detach();
+      reject(err);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
 function realRequest(view: LazyRequest): Request {
   if (view[REAL]) return view[REAL];
   const { req, url } = view[SOURCE];
@@ -157,4 +208,12 @@ function delegated(): PropertyDescriptorMap {
   return map;
 }
 
-const lazyRequestPrototype: object = Object.create(Request.prototype, { ...delegated(), ...fast });
+const lazyRequestPrototype: object = Object.create(Request.prototype, {
+  ...delegated(),
+  ...fast,
+  [READ_BODY_TEXT]: {
+    value(this: LazyRequest, maxBytes: number, tooLarge: () => Error) {
+      return readBodyText(this, maxBytes, tooLarge);
+    },
+  },
+});

@@ -306,3 +306,27 @@ describe('app_id', () => {
     });
   });
 });
+
+describe('requireSession on a JWT verified before', () => {
+  it('calls the next handler in the same tick, with the same req.auth as the first (async) check', async () => {
+    const h = host(app.app_id);
+    const verify = await signIn(h, app.public_token, 'same-tick@example.com');
+    const jwt = verify.body.session_jwt as string;
+    const middleware = requireSession(latchkey, { app_id: app.app_id });
+    const fakeReq = () =>
+      ({ method: 'GET', headers: { authorization: `Bearer ${jwt}` } }) as unknown as express.Request;
+    const res = {} as express.Response;
+    const first = fakeReq();
+    await new Promise<void>((resolve, reject) =>
+      middleware(first, res, (err?: unknown) => (err ? reject(err) : resolve())),
+    );
+    const second = fakeReq();
+    let calledSync = false;
+    middleware(second, res, () => {
+      calledSync = true;
+    });
+    expect(calledSync).toBe(true);
+    expect(second.auth).toEqual(first.auth);
+    expect(second.auth?.user_id).toBe(verify.body.user_id);
+  });
+});

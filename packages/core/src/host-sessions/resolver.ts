@@ -61,7 +61,10 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
   const cookies = resolveCookieOptions(options.cookies);
   const appIdOf = singleAppId(latchkey, options.app_id);
 
-  return async (request: HostRequest, { revoking = false } = {}): Promise<HostSessionResult> => {
+  const resolveSession = async (
+    request: HostRequest,
+    { revoking = false } = {},
+  ): Promise<HostSessionResult> => {
     const setCookies: string[] = [];
     try {
       const session = await resolve(request, revoking, setCookies);
@@ -74,6 +77,30 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
       return { session: { kind: 'error', error: err }, setCookies };
     }
   };
+
+  /**
+   * The session answered without a promise when that takes no work: in jwt mode, a JWT this
+   * process verified before, sent as a bearer or (on GET and HEAD, which CSRF does not concern)
+   * as the JWT cookie. Undefined means "ask `resolveSession`", which then decides as ever.
+   */
+  const known = (request: HostRequest): SessionCheck | undefined => {
+    if (mode !== 'jwt') return undefined;
+    const appId = appIdOf.known();
+    if (appId === undefined) return undefined;
+    const authorization = request.header('authorization');
+    let jwt: string | undefined;
+    if (authorization !== undefined) {
+      const bearer = bearerCredential(authorization);
+      if (bearer === undefined || !('session_jwt' in bearer)) return undefined;
+      jwt = bearer.session_jwt;
+    } else {
+      if (!cookies || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
+      jwt = parseCookies(request.header('cookie')).get(cookies.jwtName) || undefined;
+    }
+    return jwt === undefined ? undefined : latchkey.sessions.checkKnownJwt(appId, jwt);
+  };
+
+  return Object.assign(resolveSession, { known });
 
   async function resolve(
     request: HostRequest,
@@ -174,7 +201,8 @@ function nearExpiry(jwt: string): boolean {
 /** The configured App, or the instance's only App (looked up once per resolver). */
 function singleAppId(latchkey: LatchkeySessions, appId: string | undefined) {
   let found: Promise<string> | undefined;
-  return (): Promise<string> => {
+  let known = appId;
+  const appIdOf = (): Promise<string> => {
     if (appId !== undefined) return Promise.resolve(appId);
     found ??= latchkey.apps.list().then((apps) => {
       if (apps.length !== 1) {
@@ -183,10 +211,13 @@ function singleAppId(latchkey: LatchkeySessions, appId: string | undefined) {
           `latchkey: this instance holds ${apps.length} Apps; pass app_id to the session helpers`,
         );
       }
-      return apps[0]!.id;
+      known = apps[0]!.id;
+      return known;
     });
     return found;
   };
+  /** The App's id once known, without waiting. */
+  return Object.assign(appIdOf, { known: () => known });
 }
 
 /** The App's allowed browser origins (settings `cors.allowed_origins`), read at most every 5 s. */

@@ -36,6 +36,21 @@ export type SessionService = ReturnType<typeof sessionService>;
 export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: string }) {
   const hashToken = (token: string) => k.hasher.hash('session_token', token);
 
+  // A session token is hashed on every check and authenticate; a host that sees the same token
+  // on each request remembers its hash (a pure function of the token) instead of re-running the
+  // HMAC. Bounded: the oldest entry leaves first.
+  const tokenHashes = new Map<string, string>();
+  const lookupHash = (token: string) => {
+    if (token.length > 200) return hashToken(token); // no real token is this long: not worth keeping
+    let hash = tokenHashes.get(token);
+    if (hash === undefined) {
+      hash = hashToken(token);
+      if (tokenHashes.size >= 10_000) tokenHashes.delete(tokenHashes.keys().next().value as string);
+      tokenHashes.set(token, hash);
+    }
+    return hash;
+  };
+
   const verificationKeys = appVerificationKeys(
     async (appId) => (await keys.jwks(appId, { fresh: true })).keys,
     k.now,
@@ -87,7 +102,7 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
   async function findLive(appId: string, fields: SessionFields): Promise<SessionRecord | null> {
     let session: SessionRecord | null = null;
     if (fields.session_token !== undefined) {
-      session = await k.storage.sessions.findByTokenHash(appId, hashToken(fields.session_token));
+      session = await k.storage.sessions.findByTokenHash(appId, lookupHash(fields.session_token));
     } else if (fields.session_jwt !== undefined) {
       const claims = await verifyJwt(appId, fields.session_jwt);
       session = await k.storage.sessions.get(appId, claims.sid);
@@ -263,7 +278,7 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
         }
         session = await k.storage.sessions.get(appId, claims.sid);
       } else {
-        session = await k.storage.sessions.findByTokenHash(appId, hashToken(token as string));
+        session = await k.storage.sessions.findByTokenHash(appId, lookupHash(token as string));
       }
       if (!isLive(session)) throw new LatchkeyError('session_not_found');
       const live = await noteActivity(await k.app(appId), session);
@@ -274,6 +289,23 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
         session_id: live.id,
         factors: live.factors,
         expires_at: live.expires_at,
+      };
+    },
+
+    /**
+     * `check` in jwt mode for a JWT this process has verified before, answered without a promise
+     * (the claims are held until `exp`), or undefined when it must go through `check`: lets an
+     * adapter's middleware call the host's next handler in the same tick.
+     */
+    checkKnownJwt(appId: string, jwt: string): SessionCheck | undefined {
+      const claims = verified.get(appId, jwt, k.now());
+      if (claims === undefined) return undefined;
+      return {
+        app_id: appId,
+        user_id: claims.sub,
+        session_id: claims.sid,
+        factors: claims.factors,
+        expires_at: claims.exp,
       };
     },
 

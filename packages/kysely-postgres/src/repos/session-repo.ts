@@ -1,5 +1,5 @@
 import type { DeviceFingerprint, Factor, SessionRecord, SessionRepo } from '@latchkey/core';
-import { type Selectable, sql } from 'kysely';
+import { type Compilable, type CompiledQuery, type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, SessionsTable } from '../database.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
 
@@ -18,7 +18,37 @@ const toRecord = (row: Selectable<SessionsTable>): SessionRecord => ({
   updated_at: toSeconds(row.updated_at),
 });
 
+/**
+ * A lookup by two values, compiled once: building and compiling the Kysely query on each call
+ * cost as much Node time as the round trip on the per-request session reads. The query is
+ * compiled through `db` (so its schema and plugins apply) with two marker values; when those come
+ * back as its only parameters, in order, later calls swap in the real values. Anything else (a
+ * plugin that adds parameters) keeps the builder on every call.
+ */
+function preparedLookup(
+  db: LatchkeyDb,
+  build: (a: string, b: string) => Compilable<Selectable<SessionsTable>>,
+) {
+  const markers = ['\u0000latchkey-a', '\u0000latchkey-b'] as const;
+  let compiled: CompiledQuery<Selectable<SessionsTable>> | null | undefined;
+  return async (a: string, b: string): Promise<Selectable<SessionsTable> | undefined> => {
+    if (compiled === undefined) {
+      const once = build(...markers).compile();
+      const [first, second, ...rest] = once.parameters;
+      compiled = first === markers[0] && second === markers[1] && rest.length === 0 ? once : null;
+    }
+    const query = compiled ? { ...compiled, parameters: [a, b] } : build(a, b);
+    return (await db.executeQuery(query)).rows[0];
+  };
+}
+
 export function kyselySessionRepo(db: LatchkeyDb): SessionRepo {
+  const byId = preparedLookup(db, (appId, sessionId) =>
+    db.selectFrom('sessions').selectAll().where('app_id', '=', appId).where('id', '=', sessionId),
+  );
+  const byTokenHash = preparedLookup(db, (appId, tokenHash) =>
+    db.selectFrom('sessions').selectAll().where('app_id', '=', appId).where('token_hash', '=', tokenHash),
+  );
   return {
     async insert(session) {
       await db
@@ -41,22 +71,12 @@ export function kyselySessionRepo(db: LatchkeyDb): SessionRepo {
     },
 
     async get(appId, sessionId) {
-      const row = await db
-        .selectFrom('sessions')
-        .selectAll()
-        .where('app_id', '=', appId)
-        .where('id', '=', sessionId)
-        .executeTakeFirst();
+      const row = await byId(appId, sessionId);
       return row ? toRecord(row) : null;
     },
 
     async findByTokenHash(appId, tokenHash) {
-      const row = await db
-        .selectFrom('sessions')
-        .selectAll()
-        .where('app_id', '=', appId)
-        .where('token_hash', '=', tokenHash)
-        .executeTakeFirst();
+      const row = await byTokenHash(appId, tokenHash);
       return row ? toRecord(row) : null;
     },
 
