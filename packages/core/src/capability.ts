@@ -21,7 +21,8 @@ export interface CapabilityContext<
   kernel: Kernel & { storage: Storage & Repos };
   /** The services of the capabilities listed in `needs`, built before this one. */
   services: ServicesOf<Needs>;
-  options: ResolvedOptions;
+  /** The options but `storage`: a service reaches storage through the kernel, which records events. */
+  options: Omit<ResolvedOptions, 'storage'>;
   /** In-process event listeners (what `latchkey.events.on` registers). */
   hooks: EventHooks;
 }

@@ -65,6 +65,9 @@ export function createLatchkey(
   const reserved = capabilities.find((c) => RESERVED.includes(c.name));
   if (reserved)
     throw new TypeError(`Latchkey: "${reserved.name}" is not a capability name Latchkey can give.`);
+  // The API-key check and CORS read Apps: there is no HTTP API without them.
+  if (!capabilities.some((c) => c.name === 'apps'))
+    throw new TypeError('Latchkey: the capabilities must include `apps` (defaultCapabilities[0]).');
   const clock = opts.clock ?? systemClock;
   const random = opts.random ?? systemRandom;
   const hooks = eventHooks(opts.onInternalError ? (err) => opts.onInternalError?.(err, '') : logHookError);
@@ -85,7 +88,8 @@ export function createLatchkey(
     sender: opts.sender ?? noSender,
     rateLimiter: opts.rateLimiter ?? storageRateLimiter(opts.storage.rateLimits, clock),
   });
-  const services = buildServices(capabilities, { kernel, options: opts, hooks }) as HttpServices;
+  const { storage: _unrecorded, ...settings } = opts;
+  const services = buildServices(capabilities, { kernel, options: settings, hooks }) as HttpServices;
   const http = createHttpApp(kernel, capabilities, services, {
     maxBodyBytes: opts.http.maxBodyBytes,
     requestTimeoutMs: opts.http.requestTimeoutMs,

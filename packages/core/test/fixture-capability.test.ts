@@ -121,10 +121,14 @@ describe('a list that cannot be built', () => {
     ).toThrow(/"notes" needs the storage repo\(s\) notes/);
   });
 
-  it('names a capability needed but not listed, a name taken twice, and a reserved name', () => {
+  it('names a capability needed but not listed, a name taken twice, a reserved name, and a list without apps', () => {
     const otps = defaultCapabilities.find((c) => c.name === 'otps')!;
     expect(() =>
-      createLatchkey({ storage: memoryStorage(), secret: TEST_SECRET, capabilities: [otps] }),
+      createLatchkey({
+        storage: memoryStorage(),
+        secret: TEST_SECRET,
+        capabilities: [defaultCapabilities[0], otps],
+      }),
     ).toThrow(/"otps" needs "sessions", which is not in the list/);
     expect(() =>
       createLatchkey({
@@ -143,6 +147,9 @@ describe('a list that cannot be built', () => {
     expect(() =>
       createLatchkey({ storage: memoryStorage(), secret: TEST_SECRET, capabilities: [fetchCapability] }),
     ).toThrow(/"fetch" is not a capability name/);
+    expect(() => createLatchkey({ storage: memoryStorage(), secret: TEST_SECRET, capabilities: [] })).toThrow(
+      /must include `apps`/,
+    );
   });
 });
 
