@@ -14,19 +14,37 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'routes-only-from-the-http-app',
-      comment: "A capability's routes are mounted by http/app.ts alone; no other module reaches them.",
+      name: 'routes-only-from-their-capability',
+      comment:
+        "A capability's routes are mounted through its descriptor (capability.ts) alone; no other module reaches them.",
       severity: 'error',
-      from: { pathNot: '^packages/core/src/http/app\\.ts$' },
+      from: { pathNot: '^packages/core/src/[^/]+/capability\\.ts$' },
       to: { path: `${capability}routes\\.ts$` },
+    },
+    {
+      name: 'descriptors-mount-their-own-routes',
+      comment: "A capability's descriptor mounts its own folder's routes, never another's.",
+      severity: 'error',
+      from: { path: '^packages/core/src/([^/]+)/capability\\.ts$' },
+      to: { path: `${capability}routes\\.ts$`, pathNot: '^packages/core/src/$1/routes\\.ts$' },
+    },
+    {
+      name: 'descriptors-reach-others-by-descriptor',
+      comment: "A capability names what it needs from another by that one's descriptor, never its internals.",
+      severity: 'error',
+      from: { path: '^packages/core/src/([^/]+)/capability\\.ts$' },
+      to: {
+        path: capability,
+        pathNot: ['^packages/core/src/$1/', '^packages/core/src/[^/]+/capability\\.ts$'],
+      },
     },
     {
       name: 'leaves-stay-leaves',
       comment:
-        'Ports, crypto and shared kinds are what capabilities build on: they import no service or route.',
+        'Ports, crypto and shared kinds are what capabilities build on: they import no service, route or descriptor.',
       severity: 'error',
       from: { path: '^packages/core/src/(ports|crypto|shared)/' },
-      to: { path: '/(service|routes)\\.ts$' },
+      to: { path: '/(service|routes|capability)\\.ts$' },
     },
     {
       name: 'adapters-use-the-public-api',

@@ -9,6 +9,16 @@ export type { WalletBalanceRequest, WalletBalanceResponse } from './balances/sch
 export type { BalanceService } from './balances/service.js';
 export type { Chain, TokenListing, TokenSymbol } from './balances/tokens.js';
 export { CHAINS, TOKEN_SYMBOLS, TOKENS } from './balances/tokens.js';
+export type {
+  AnyCapability,
+  Capability,
+  CapabilityContext,
+  ReposOf,
+  ResolvedOptions,
+  ServiceOf,
+  ServicesOf,
+} from './capability.js';
+export { defineCapability } from './capability.js';
 export { fromBase64Url, timingSafeEqual, toBase64Url } from './crypto/encoding.js';
 export type { IdPrefix } from './crypto/ids.js';
 export { newId, newRequestId, newSecret } from './crypto/ids.js';
@@ -45,11 +55,19 @@ export type {
   LatchkeySessions,
 } from './host-sessions/resolver.js';
 export { hostSessionResolver } from './host-sessions/resolver.js';
+export type { HttpApp } from './http/env.js';
 export type { ErrorBody } from './http/error-body.js';
 export { errorBody } from './http/error-body.js';
 export type { RouteClass, RoutePolicy } from './http/route-policy.js';
-export type { Latchkey } from './latchkey.js';
-export { createLatchkey } from './latchkey.js';
+export type { Kernel } from './kernel.js';
+export type {
+  CreateLatchkeyOptions,
+  DefaultCapabilities,
+  Latchkey,
+  LatchkeySurface,
+  LatchkeyWith,
+} from './latchkey.js';
+export { createLatchkey, defaultCapabilities } from './latchkey.js';
 export { isAllowedRedirect } from './magic-links/redirect-url.js';
 export type {
   MagicLinkConsumeFailure,

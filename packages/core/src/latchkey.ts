@@ -1,49 +1,73 @@
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { appService } from './apps/service.js';
-import { chainClients } from './balances/chain-clients.js';
-import { balanceService } from './balances/service.js';
+import { type DefaultCapabilities, defaultCapabilities } from './capabilities.js';
+import { type AnyCapability, buildServices, type ReposOf, type ServicesOf } from './capability.js';
 import { toBase64Url, utf8 } from './crypto/encoding.js';
 import { monotonicIds } from './crypto/ids.js';
 import { keyedHasher } from './crypto/keyed-hash.js';
 import { LatchkeyError } from './errors.js';
 import { eventHooks } from './events/hooks.js';
 import { recordingStorage } from './events/recording-storage.js';
-import { eventService } from './events/service.js';
 import { writeRules } from './events/storage-events.js';
-import { createHttpApp } from './http/app.js';
+import { createHttpApp, type HttpServices } from './http/app.js';
+import type { HttpApp } from './http/env.js';
 import { createKernel } from './kernel.js';
-import { magicLinkService } from './magic-links/service.js';
 import { type LatchkeyOptions, latchkeyOptionsSchema } from './options.js';
-import { otpService } from './otps/service.js';
-import { passwordService } from './passwords/service.js';
 import { nowSeconds, systemClock } from './ports/clock.js';
 import type { KeyVault } from './ports/key-vault.js';
 import { systemRandom } from './ports/random.js';
 import type { Sender } from './ports/sender.js';
+import type { Storage } from './ports/storage.js';
 import { storageRateLimiter } from './rate-limits/storage-rate-limiter.js';
-import { DEFAULT_JWT_ISSUER } from './sessions/jwt.js';
-import { sessionService } from './sessions/service.js';
-import { signingKeys } from './sessions/signing-keys.js';
-import { totpService } from './totps/service.js';
-import { userService } from './users/service.js';
 import { localKeyVault } from './vault/local-key-vault.js';
 import { VERSION } from './version.js';
-import { walletAuthService } from './wallet-auth/service.js';
-import { walletPolicyService } from './wallet-policies/service.js';
-import { walletService } from './wallets/service.js';
-import { webauthnService } from './webauthn/service.js';
-import { webhookDelivery } from './webhooks/delivery.js';
-import { webhookService } from './webhooks/service.js';
 
-export type Latchkey = ReturnType<typeof createLatchkey>;
+export { type DefaultCapabilities, defaultCapabilities };
+
+/** Latchkey with the built-in capabilities: what `createLatchkey(options)` returns. */
+export type Latchkey = LatchkeyWith<DefaultCapabilities>;
+
+/**
+ * Latchkey with the services of a list of capabilities, each under its name, and the HTTP API
+ * over their routes.
+ */
+export type LatchkeyWith<C extends readonly AnyCapability[]> = C extends C
+  ? { [K in keyof (ServicesOf<C> & LatchkeySurface)]: (ServicesOf<C> & LatchkeySurface)[K] }
+  : never;
+
+/** What Latchkey holds besides its services. */
+export type LatchkeySurface = ReturnType<typeof surface>;
+
+/** `createLatchkey`'s options with a list of capabilities, and the storage repos they need. */
+export type CreateLatchkeyOptions<C extends readonly AnyCapability[]> = LatchkeyOptions & {
+  /** The capabilities to build in place of `defaultCapabilities`, e.g. `[...defaultCapabilities, yours]`. */
+  capabilities: C;
+  storage: Storage & ReposOf<C>;
+};
+
+/** Names the Latchkey object keeps for itself: no capability may take one. */
+const RESERVED = ['storage', 'fetch', 'routes', 'openapi', 'close'];
 
 /**
  * Builds Latchkey over the given ports. The result holds every service, callable directly
  * (`latchkey.users.create(appId, …)`), and `fetch`, the Web-standard handler of the `/v1` API.
+ * With `capabilities`, it holds the services of those instead (capability.ts).
  */
-export function createLatchkey(options: LatchkeyOptions) {
+export function createLatchkey(options: LatchkeyOptions): Latchkey;
+export function createLatchkey<const C extends readonly AnyCapability[]>(
+  options: CreateLatchkeyOptions<C>,
+): LatchkeyWith<C>;
+export function createLatchkey(
+  options: LatchkeyOptions & { capabilities?: readonly AnyCapability[] },
+): Record<string, unknown> {
   const opts = latchkeyOptionsSchema.parse(options);
+  const capabilities: readonly AnyCapability[] = options.capabilities ?? defaultCapabilities;
+  const reserved = capabilities.find((c) => RESERVED.includes(c.name));
+  if (reserved)
+    throw new TypeError(`Latchkey: "${reserved.name}" is not a capability name Latchkey can give.`);
+  // The API-key check and CORS read Apps: there is no HTTP API without them.
+  if (!capabilities.some((c) => c.name === 'apps'))
+    throw new TypeError('Latchkey: the capabilities must include `apps` (defaultCapabilities[0]).');
   const clock = opts.clock ?? systemClock;
   const random = opts.random ?? systemRandom;
   const hooks = eventHooks(opts.onInternalError ? (err) => opts.onInternalError?.(err, '') : logHookError);
@@ -64,75 +88,24 @@ export function createLatchkey(options: LatchkeyOptions) {
     sender: opts.sender ?? noSender,
     rateLimiter: opts.rateLimiter ?? storageRateLimiter(opts.storage.rateLimits, clock),
   });
-  const apps = appService(kernel);
-  const users = userService(kernel);
-  const sessions = sessionService(kernel, signingKeys(kernel, kernel.vault), {
-    issuer: opts.jwtIssuer ?? DEFAULT_JWT_ISSUER,
+  const { storage: _unrecorded, ...settings } = opts;
+  const services = buildServices(capabilities, { kernel, options: settings, hooks }) as HttpServices;
+  const http = createHttpApp(kernel, capabilities, services, {
+    maxBodyBytes: opts.http.maxBodyBytes,
+    requestTimeoutMs: opts.http.requestTimeoutMs,
+    version: VERSION,
+    onInternalError: opts.onInternalError ?? logInternalError,
   });
-  const otps = otpService(kernel, sessions);
-  const magicLinks = magicLinkService(kernel, sessions);
-  const totps = totpService(kernel, sessions);
-  const walletPolicies = walletPolicyService(kernel);
-  const wallets = walletService(kernel, { signUnder: walletPolicies.signUnder });
-  const webauthn = webauthnService(kernel, sessions);
-  const walletAuth = walletAuthService(kernel, sessions);
-  const passwords = passwordService(kernel);
-  const balances = balanceService(kernel, chainClients(opts.chains, clock));
-  const events = eventService(kernel, hooks);
-  const webhooks = webhookService(kernel);
-  const delivery = webhookDelivery(kernel, {
-    fetch: opts.webhooks.fetch ?? ((input, init) => fetch(input, init)),
-    timeoutMs: opts.webhooks.timeoutMs,
-    lookup: opts.webhooks.lookup,
-    userAgent: `Latchkey-Webhooks/${VERSION}`,
-  });
-  const http = createHttpApp(
-    kernel,
-    {
-      apps,
-      users,
-      sessions,
-      otps,
-      magicLinks,
-      totps,
-      webauthn,
-      wallets,
-      walletPolicies,
-      balances,
-      walletAuth,
-      passwords,
-      events,
-      webhooks,
-    },
-    {
-      maxBodyBytes: opts.http.maxBodyBytes,
-      requestTimeoutMs: opts.http.requestTimeoutMs,
-      version: VERSION,
-      onInternalError: opts.onInternalError ?? logInternalError,
-    },
+  // The services in the list's order, then what every Latchkey holds.
+  const ordered = Object.fromEntries(
+    capabilities.map((c) => [c.name, (services as Record<string, unknown>)[c.name]]),
   );
+  return { ...ordered, ...surface(http, opts.storage) };
+}
 
+function surface(http: HttpApp, storage: Storage) {
   return {
-    apps,
-    users,
-    sessions,
-    otps,
-    magicLinks,
-    totps,
-    webauthn,
-    wallets,
-    walletPolicies,
-    balances,
-    walletAuth,
-    passwords,
-    /** The App's events: `events.on(type, handler)` listens in-process, after commit. */
-    events,
-    /**
-     * Webhook endpoints, and their delivery: `webhooks.startDelivery()` in each server process
-     * (any number may run on one database), or `webhooks.deliverDue()` from a job runner.
-     */
-    webhooks: { ...webhooks, deliverDue: delivery.deliverDue, startDelivery: delivery.start },
-    storage: opts.storage,
+    storage,
     /** The `/v1` HTTP API as a Web-standard handler. `env.clientIp` feeds device fingerprints. */
     fetch: (request: Request, env: { clientIp?: string | undefined } = {}): Promise<Response> =>
       Promise.resolve(http.fetch(request, env)),
@@ -147,7 +120,7 @@ export function createLatchkey(options: LatchkeyOptions) {
     /** The OpenAPI 3.1 document of the HTTP API. */
     openapi: () =>
       http.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'Latchkey', version: VERSION } }),
-    close: () => opts.storage.close(),
+    close: () => storage.close(),
   };
 }
 

@@ -54,8 +54,19 @@ describe('the import rules of npm run lint', () => {
         "import { otpRoutes } from '../otps/routes.js';\nexport const s = otpRoutes;\n",
       'packages/core/src/ports/storage.ts': "import { s } from '../users/service.js';\nexport const p = s;\n",
     });
-    expect(found).toContain('routes-only-from-the-http-app');
+    expect(found).toContain('routes-only-from-their-capability');
     expect(found).toContain('leaves-stay-leaves');
+  });
+
+  it("refuse a descriptor mounting another's routes or reaching another's internals", async () => {
+    const found = await violations({
+      'packages/core/src/otps/routes.ts': 'export const otpRoutes = 1;\n',
+      'packages/core/src/otps/service.ts': 'export const otpService = 1;\n',
+      'packages/core/src/users/capability.ts':
+        "import { otpRoutes } from '../otps/routes.js';\nimport { otpService } from '../otps/service.js';\nexport const c = [otpRoutes, otpService];\n",
+    });
+    expect(found).toContain('descriptors-mount-their-own-routes');
+    expect(found).toContain('descriptors-reach-others-by-descriptor');
   });
 
   it('pass a tree that keeps them', async () => {
@@ -63,9 +74,10 @@ describe('the import rules of npm run lint', () => {
       await violations({
         'packages/core/src/users/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",
         'packages/core/src/users/b.ts': 'export const b = 1;\n',
-        'packages/core/src/http/app.ts':
-          "import { otpRoutes } from '../otps/routes.js';\nexport const app = otpRoutes;\n",
+        'packages/core/src/otps/capability.ts':
+          "import { sessions } from '../sessions/capability.js';\nimport { otpRoutes } from './routes.js';\nexport const otps = [sessions, otpRoutes];\n",
         'packages/core/src/otps/routes.ts': 'export const otpRoutes = 1;\n',
+        'packages/core/src/sessions/capability.ts': 'export const sessions = 1;\n',
       }),
     ).toEqual([]);
   });

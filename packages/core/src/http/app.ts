@@ -3,37 +3,11 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { timeout } from 'hono/timeout';
-import { registerAppRoutes } from '../apps/routes.js';
-import type { AppService } from '../apps/service.js';
-import { registerBalanceRoutes } from '../balances/routes.js';
-import type { BalanceService } from '../balances/service.js';
+import type { DefaultCapabilities } from '../capabilities.js';
+import type { AnyCapability, ServicesOf } from '../capability.js';
 import { LatchkeyError } from '../errors.js';
-import { registerEventRoutes } from '../events/routes.js';
-import type { EventService } from '../events/service.js';
 import { APP_CACHE_SECONDS, type Kernel } from '../kernel.js';
-import { registerMagicLinkRoutes } from '../magic-links/routes.js';
-import type { MagicLinkService } from '../magic-links/service.js';
-import { registerOtpRoutes } from '../otps/routes.js';
-import type { OtpService } from '../otps/service.js';
-import { registerPasswordRoutes } from '../passwords/routes.js';
-import type { PasswordService } from '../passwords/service.js';
 import { routeLimitMiddleware } from '../rate-limits/route-limits.js';
-import { registerSessionRoutes } from '../sessions/routes.js';
-import type { SessionService } from '../sessions/service.js';
-import { registerTotpRoutes } from '../totps/routes.js';
-import type { TotpService } from '../totps/service.js';
-import { registerUserRoutes } from '../users/routes.js';
-import type { UserService } from '../users/service.js';
-import { registerWalletAuthRoutes } from '../wallet-auth/routes.js';
-import type { WalletAuthService } from '../wallet-auth/service.js';
-import { registerWalletPolicyRoutes } from '../wallet-policies/routes.js';
-import type { WalletPolicyService } from '../wallet-policies/service.js';
-import { registerWalletRoutes } from '../wallets/routes.js';
-import type { WalletService } from '../wallets/service.js';
-import { registerWebAuthnRoutes } from '../webauthn/routes.js';
-import type { WebAuthnService } from '../webauthn/service.js';
-import { registerWebhookRoutes } from '../webhooks/routes.js';
-import type { WebhookService } from '../webhooks/service.js';
 import { corsMiddleware } from './cors.js';
 import type { HttpApp, HttpEnv } from './env.js';
 import { errorResponse } from './error-body.js';
@@ -49,22 +23,8 @@ import { OPENAPI_ROUTE, registerSystemRoutes } from './system-routes.js';
 import { useTextResponses } from './text-response.js';
 import { validationError } from './validation-hook.js';
 
-export interface HttpServices {
-  apps: AppService;
-  users: UserService;
-  sessions: SessionService;
-  otps: OtpService;
-  magicLinks: MagicLinkService;
-  totps: TotpService;
-  wallets: WalletService;
-  walletPolicies: WalletPolicyService;
-  balances: BalanceService;
-  webauthn: WebAuthnService;
-  walletAuth: WalletAuthService;
-  passwords: PasswordService;
-  events: EventService;
-  webhooks: WebhookService;
-}
+/** The services whose routes the app mounts: one per capability of the list, under its name. */
+export type HttpServices<C extends readonly AnyCapability[] = DefaultCapabilities> = ServicesOf<C>;
 
 export interface HttpOptions {
   maxBodyBytes: number;
@@ -74,7 +34,16 @@ export interface HttpOptions {
   onInternalError: (err: unknown, requestId: string) => void;
 }
 
-export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOptions): HttpApp {
+/**
+ * The `/v1` app: the middleware chain, then each capability's routes in the list's order (the
+ * order of the OpenAPI document). The API-key check and CORS read Apps, so `apps` is required.
+ */
+export function createHttpApp<C extends readonly AnyCapability[]>(
+  k: Kernel,
+  capabilities: C,
+  services: HttpServices<C> & Pick<HttpServices, 'apps'>,
+  options: HttpOptions,
+): HttpApp {
   const app: HttpApp = new OpenAPIHono<HttpEnv>({
     defaultHook: async (result, c) => {
       if (!result.success)
@@ -114,20 +83,8 @@ export function createHttpApp(k: Kernel, services: HttpServices, options: HttpOp
   app.use('/v1/*', routeLimitMiddleware(k.rateLimiter, route));
 
   registerSystemRoutes(app, { version: options.version });
-  registerAppRoutes(app, services.apps);
-  registerUserRoutes(app, services.users);
-  registerOtpRoutes(app, services.otps);
-  registerMagicLinkRoutes(app, services.magicLinks);
-  registerTotpRoutes(app, services.totps);
-  registerSessionRoutes(app, services.sessions);
-  registerWalletPolicyRoutes(app, services.walletPolicies);
-  registerWalletRoutes(app, services.wallets);
-  registerBalanceRoutes(app, services.balances);
-  registerWebAuthnRoutes(app, services.webauthn);
-  registerWalletAuthRoutes(app, services.walletAuth);
-  registerPasswordRoutes(app, services.passwords);
-  registerEventRoutes(app, services.events);
-  registerWebhookRoutes(app, services.webhooks);
+  const byName = services as Record<string, unknown>;
+  for (const capability of capabilities) capability.routes?.(app, byName[capability.name] as never);
 
   app.notFound((c) => errorResponse(c, new LatchkeyError('route_not_found')));
   app.onError((thrown, c) => {

@@ -1,0 +1,13 @@
+import { defineCapability } from '../capability.js';
+import { registerEventRoutes } from './routes.js';
+import { eventService } from './service.js';
+
+/** The App's events: `events.on(type, handler)` listens in-process, after commit. */
+export const eventsCapability = defineCapability({
+  name: 'events',
+  needs: [],
+  storage: ['events'],
+  errors: ['event_not_found', 'webhook_endpoint_not_found'],
+  service: ({ kernel, hooks }) => eventService(kernel, hooks),
+  routes: registerEventRoutes,
+});

@@ -1,0 +1,31 @@
+import { defineCapability } from '../capability.js';
+import { VERSION } from '../version.js';
+import { webhookDelivery } from './delivery.js';
+import { registerWebhookRoutes } from './routes.js';
+import { webhookService } from './service.js';
+
+/**
+ * Webhook endpoints, and their delivery: `webhooks.startDelivery()` in each server process
+ * (any number may run on one database), or `webhooks.deliverDue()` from a job runner.
+ */
+export const webhooksCapability = defineCapability({
+  name: 'webhooks',
+  needs: [],
+  storage: ['webhooks'],
+  errors: [
+    'invalid_webhook_url',
+    'storage_unavailable',
+    'webhook_endpoint_not_found',
+    'webhook_url_not_allowed',
+  ],
+  service: ({ kernel, options }) => {
+    const delivery = webhookDelivery(kernel, {
+      fetch: options.webhooks.fetch ?? ((input, init) => fetch(input, init)),
+      timeoutMs: options.webhooks.timeoutMs,
+      lookup: options.webhooks.lookup,
+      userAgent: `Latchkey-Webhooks/${VERSION}`,
+    });
+    return { ...webhookService(kernel), deliverDue: delivery.deliverDue, startDelivery: delivery.start };
+  },
+  routes: registerWebhookRoutes,
+});
