@@ -40,7 +40,7 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
     async loginOrCreate(appId: string, input: MagicLinkLoginOrCreateRequest) {
       const app = await k.app(appId);
       const channel = channels.email;
-      const address = channel.normalize(input.email);
+      const address = await channel.normalize(input.email);
       const redirects = app.settings.redirect_urls;
       const existing = await k.storage.emails.findByAddress(appId, address);
       const existingUser = existing ? await k.storage.users.get(appId, existing.user_id) : null;

@@ -1,5 +1,5 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { LatchkeyError } from '../errors.js';
+import { loadPhoneNumbers } from '../users/phone-numbers.js';
 
 /**
  * Number types as `libphonenumber-js` (with its full 'max' metadata) tells them, in the settings'
@@ -23,7 +23,8 @@ export const smsNumberTypes = [
 export type SmsNumberType = (typeof smsNumberTypes)[number];
 
 /** The type of an E.164 number, lower-cased; `unknown` when the metadata has none. */
-export function smsNumberType(e164: string): SmsNumberType {
+export async function smsNumberType(e164: string): Promise<SmsNumberType> {
+  const { parsePhoneNumberFromString } = await loadPhoneNumbers();
   const type = parsePhoneNumberFromString(e164)?.getType();
   return type ? (type.toLowerCase() as SmsNumberType) : 'unknown';
 }
@@ -35,16 +36,17 @@ export function smsNumberType(e164: string): SmsNumberType {
  * provider per message (premium-rate, shared-cost, some countries); this stops it before any
  * record is written or message sent.
  */
-export function checkSmsDestination(
+export async function checkSmsDestination(
   settings: { allowed_calling_codes: readonly string[]; refused_number_types: readonly SmsNumberType[] },
   e164: string,
-): void {
+): Promise<void> {
+  const { parsePhoneNumberFromString } = await loadPhoneNumbers();
   const parsed = parsePhoneNumberFromString(e164);
   const callingCode = parsed?.countryCallingCode ?? '';
   if (settings.allowed_calling_codes.length > 0 && !settings.allowed_calling_codes.includes(callingCode)) {
     throw new LatchkeyError('sms_country_not_allowed', undefined, { field: 'phone_number' });
   }
-  if (settings.refused_number_types.includes(smsNumberType(e164))) {
+  if (settings.refused_number_types.includes(await smsNumberType(e164))) {
     throw new LatchkeyError('phone_number_type_not_allowed', undefined, { field: 'phone_number' });
   }
 }

@@ -49,7 +49,7 @@ export function otpService(k: Kernel, sessions: SessionService) {
    */
   async function checkAllowed(appId: string, channel: Channel, address: string) {
     const app = await k.app(appId);
-    if (channel.name === 'sms') checkSmsDestination(app.settings.sms, address);
+    if (channel.name === 'sms') await checkSmsDestination(app.settings.sms, address);
     await checkSendLimits(k, app, address, channel.name);
   }
 
@@ -180,7 +180,7 @@ export function otpService(k: Kernel, sessions: SessionService) {
       input: SendInput,
     ): Promise<SendOtpResponse> {
       const channel = channels[channelName];
-      const address = channel.normalize(input.address);
+      const address = await channel.normalize(input.address);
       const contact = await allowedContact(appId, channel, address, input.user_id);
       await deliver(appId, channel, contact, input);
       return response(channel, contact);
@@ -193,7 +193,7 @@ export function otpService(k: Kernel, sessions: SessionService) {
       input: LoginOrCreateInput,
     ): Promise<SendOtpResponse> {
       const channel = channels[channelName];
-      const address = channel.normalize(input.address);
+      const address = await channel.normalize(input.address);
       // Before the user is created: a refused send must not leave one behind.
       await checkAllowed(appId, channel, address);
       const { contact, user_created } = await findOrCreateByContact(k, appId, channel, address, {

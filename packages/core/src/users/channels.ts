@@ -12,7 +12,7 @@ export interface Channel {
   /** The response field naming the contact's id. */
   idField: 'phone_number_id' | 'email_id';
   methodType: 'phone_number' | 'email';
-  normalize(raw: string): string;
+  normalize(raw: string): Promise<string>;
   notFound: ErrorType;
   duplicate: ErrorType;
   belongsToAnother: ErrorType;
@@ -38,7 +38,7 @@ export const channels = {
     field: 'email',
     idField: 'email_id',
     methodType: 'email',
-    normalize: (raw) => normalizeEmail(raw),
+    normalize: async (raw) => normalizeEmail(raw),
     notFound: 'email_not_found',
     duplicate: 'duplicate_email',
     belongsToAnother: 'email_belongs_to_another_user',

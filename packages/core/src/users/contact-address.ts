@@ -1,6 +1,6 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { LatchkeyError } from '../errors.js';
+import { loadPhoneNumbers } from './phone-numbers.js';
 
 const emailFormat = z.email();
 
@@ -17,7 +17,8 @@ export function normalizeEmail(raw: string, field = 'email'): string {
 }
 
 /** E.164, from any international notation; numbers that cannot exist are refused. */
-export function normalizePhoneNumber(raw: string, field = 'phone_number'): string {
+export async function normalizePhoneNumber(raw: string, field = 'phone_number'): Promise<string> {
+  const { parsePhoneNumberFromString } = await loadPhoneNumbers();
   const parsed = raw.length <= 40 ? parsePhoneNumberFromString(raw.trim()) : undefined;
   if (!parsed?.isValid()) throw new LatchkeyError('invalid_phone_number', undefined, { field });
   return parsed.number;

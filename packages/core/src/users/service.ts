@@ -58,7 +58,8 @@ export function userService(k: Kernel) {
     /** Creates a user with an optional email and phone number, all or nothing. */
     async create(appId: string, input: CreateUserRequest): Promise<CreateUserResponse> {
       const email = input.email === undefined ? undefined : normalizeEmail(input.email);
-      const phone = input.phone_number === undefined ? undefined : normalizePhoneNumber(input.phone_number);
+      const phone =
+        input.phone_number === undefined ? undefined : await normalizePhoneNumber(input.phone_number);
       return k.storage.transaction(async (tx) => {
         const now = k.now();
         const user: UserRecord = {
