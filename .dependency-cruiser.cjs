@@ -2,7 +2,8 @@
  * Import rules, checked by `npm run lint` (docs/development.md). Paths are relative to the
  * repository root.
  */
-const capability = '^packages/core/src/(?!http/|ports/|crypto/|shared/|vault/|messages/)([^/]+)/';
+const capability =
+  '^packages/core/src/(?!http/|ports/|crypto/|shared/|vault/|messages/|contacts/|chains/|sign-in/|rate-limits/|host-sessions/)([^/]+)/';
 
 module.exports = {
   forbidden: [
@@ -39,11 +40,25 @@ module.exports = {
       },
     },
     {
+      name: 'capabilities-meet-at-their-surface',
+      comment:
+        "A capability reaches another only through its surface: the descriptor, the record types (repo.ts), the schemas and the service's type. What two capabilities share lives in shared/, contacts/ or chains/.",
+      severity: 'error',
+      from: { path: capability },
+      to: {
+        path: capability,
+        pathNot: [
+          '^packages/core/src/$1/',
+          '^packages/core/src/[^/]+/(capability|repo|schema|service)\\.ts$',
+        ],
+      },
+    },
+    {
       name: 'leaves-stay-leaves',
       comment:
         'Ports, crypto and shared kinds are what capabilities build on: they import no service, route or descriptor.',
       severity: 'error',
-      from: { path: '^packages/core/src/(ports|crypto|shared)/' },
+      from: { path: '^packages/core/src/(ports|crypto|shared|contacts|chains)/' },
       to: { path: '/(service|routes|capability)\\.ts$' },
     },
     {

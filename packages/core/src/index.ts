@@ -19,6 +19,8 @@ export type {
   ServicesOf,
 } from './capability.js';
 export { defineCapability } from './capability.js';
+export type { ChainModule, DerivedKey } from './chains/index.js';
+export { chainModules } from './chains/index.js';
 export { fromBase64Url, timingSafeEqual, toBase64Url } from './crypto/encoding.js';
 export type { IdPrefix } from './crypto/ids.js';
 export { newId, newRequestId, newSecret } from './crypto/ids.js';
@@ -26,8 +28,6 @@ export type { HashPurpose, KeyedHasher } from './crypto/keyed-hash.js';
 export { keyedHasher } from './crypto/keyed-hash.js';
 export type { ErrorType, PolicyRuleRef } from './errors.js';
 export { errorCatalogue, isLatchkeyError, LatchkeyError } from './errors.js';
-export type { EventType } from './events/catalogue.js';
-export { EVENT_TYPES } from './events/catalogue.js';
 export type { EventHandler } from './events/hooks.js';
 export type { EventListQuery, EventRecord, EventRepo } from './events/repo.js';
 export type { EventService } from './events/service.js';
@@ -77,12 +77,6 @@ export type {
 } from './magic-links/repo.js';
 export type { MagicLinkService } from './magic-links/service.js';
 export type { LatchkeyOptions } from './options.js';
-export {
-  type DeviceMatchMode,
-  type DeviceRequirement,
-  deviceRequirement,
-  meetsDeviceRequirement,
-} from './otps/device.js';
 export type { OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
 export type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './otps/schema.js';
 export type { OtpService } from './otps/service.js';
@@ -106,8 +100,18 @@ export { DEFAULT_JWT_ISSUER, verifySessionJwt } from './sessions/jwt.js';
 export type { SessionRecord, SessionRepo, SigningKeyRecord, SigningKeyRepo } from './sessions/repo.js';
 export type { Session, SessionCheck, SessionCheckInput, SessionCheckMode } from './sessions/schema.js';
 export type { IssuedSession, SessionFields, SessionService } from './sessions/service.js';
+export type { WebAuthnCredentialView } from './shared/credential-view.js';
 export type { DeviceFingerprint } from './shared/device-fingerprint.js';
+export {
+  type DeviceMatchMode,
+  type DeviceRequirement,
+  deviceRequirement,
+  meetsDeviceRequirement,
+} from './shared/device-match.js';
+export type { EventType } from './shared/event-types.js';
+export { EVENT_TYPES } from './shared/event-types.js';
 export type { Factor } from './shared/factor.js';
+export type { SigningRequest, SignUnder } from './shared/signing-request.js';
 export { matchingStep, provisioningUri } from './totps/code-check.js';
 export type {
   CodeCheckTicket,
@@ -177,8 +181,6 @@ export {
 } from './wallet-policies/rules.js';
 export type { CreatePolicyRequest, UpdatePolicyRequest, WalletPolicy } from './wallet-policies/schema.js';
 export { DAILY_WINDOW_SECONDS, type WalletPolicyService } from './wallet-policies/service.js';
-export type { ChainModule, DerivedKey } from './wallets/chains/index.js';
-export { chainModules } from './wallets/chains/index.js';
 export type {
   SeedRecord,
   SeedRepo,
@@ -196,8 +198,6 @@ export type {
   Wallet,
 } from './wallets/schema.js';
 export type { WalletService } from './wallets/service.js';
-export type { SigningRequest, SignUnder } from './wallets/signing-request.js';
-export type { WebAuthnCredentialView } from './webauthn/credential-view.js';
 export { isAllowedOrigin as isAllowedWebAuthnOrigin } from './webauthn/origin.js';
 export type {
   AuthenticatorType,

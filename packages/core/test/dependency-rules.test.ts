@@ -69,6 +69,16 @@ describe('the import rules of npm run lint', () => {
     expect(found).toContain('descriptors-reach-others-by-descriptor');
   });
 
+  it("refuse a capability reaching another's internals, and allow its surface", async () => {
+    const found = await violations({
+      'packages/core/src/users/channels.ts': 'export const channels = 1;\n',
+      'packages/core/src/users/repo.ts': 'export type UserRecord = { id: string };\n',
+      'packages/core/src/otps/service.ts':
+        "import { channels } from '../users/channels.js';\nimport type { UserRecord } from '../users/repo.js';\nexport const s = (u: UserRecord) => [channels, u];\n",
+    });
+    expect(found).toEqual(['capabilities-meet-at-their-surface']);
+  });
+
   it('pass a tree that keeps them', async () => {
     expect(
       await violations({

@@ -1,6 +1,6 @@
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
-import { ed25519SigningKey } from '../src/wallets/chains/ed25519-sign.js';
+import { ed25519SigningKey } from '../src/chains/ed25519-sign.js';
 
 const seedOf = (n: number) => new Uint8Array(32).fill(n);
 

@@ -12,7 +12,7 @@ import {
   VersionedTransaction,
 } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
-import { solanaTransactionFacts } from '../src/wallets/chains/signing.js';
+import { solanaTransactionFacts } from '../src/chains/signing.js';
 
 const wallet = Keypair.fromSeed(new Uint8Array(32).fill(9)).publicKey;
 const other = Keypair.fromSeed(new Uint8Array(32).fill(4)).publicKey;

@@ -11,12 +11,8 @@ import { decodeBase58, encodeBase58 } from 'ethers';
 import fc from 'fast-check';
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
-import { solana } from '../src/wallets/chains/index.js';
-import {
-  parseSolanaMessage,
-  signSolanaMessage,
-  signSolanaTransaction,
-} from '../src/wallets/chains/signing.js';
+import { solana } from '../src/chains/index.js';
+import { parseSolanaMessage, signSolanaMessage, signSolanaTransaction } from '../src/chains/signing.js';
 
 const MNEMONIC =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';

@@ -34,8 +34,8 @@ import {
   strKeyVersion,
   toChecksumAddress,
   wipe,
-} from '../src/wallets/chains/index.js';
-import { secp256k1FromSeed } from '../src/wallets/chains/secp256k1-hd.js';
+} from '../src/chains/index.js';
+import { secp256k1FromSeed } from '../src/chains/secp256k1-hd.js';
 
 const ABANDON =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';

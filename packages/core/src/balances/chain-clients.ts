@@ -1,7 +1,7 @@
+import type { Network } from '../chains/types.js';
 import { LatchkeyError } from '../errors.js';
 import type { ChainClient } from '../ports/chain-client.js';
 import type { Clock } from '../ports/clock.js';
-import type { Network } from '../wallets/chains/types.js';
 import { cachedClient } from './cache.js';
 import { evmClient, horizonClient, solanaClient, substrateClient } from './clients/index.js';
 import type { Endpoint } from './clients/transport.js';

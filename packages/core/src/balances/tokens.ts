@@ -1,4 +1,4 @@
-import type { Network } from '../wallets/chains/types.js';
+import type { Network } from '../chains/types.js';
 import type { WalletType } from '../wallets/repo.js';
 
 /** The chains balances are read from, each with its own RPC endpoints. */

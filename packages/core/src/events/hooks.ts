@@ -1,4 +1,4 @@
-import type { EventType } from './catalogue.js';
+import type { EventType } from '../shared/event-types.js';
 import type { EventRecord } from './repo.js';
 
 export type EventHandler = (event: EventRecord) => void | Promise<void>;

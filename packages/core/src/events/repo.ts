@@ -1,4 +1,4 @@
-import type { EventType } from './catalogue.js';
+import type { EventType } from '../shared/event-types.js';
 
 /** Something that happened in an App, kept as the outbox webhooks deliver from. */
 export interface EventRecord {

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { EVENT_TYPES } from './catalogue.js';
+import { EVENT_TYPES } from '../shared/event-types.js';
 
 export const eventTypeSchema = z.enum(EVENT_TYPES).openapi('EventType');
 

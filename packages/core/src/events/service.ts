@@ -1,6 +1,6 @@
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import type { EventType } from './catalogue.js';
+import type { EventType } from '../shared/event-types.js';
 import type { EventHooks } from './hooks.js';
 import type { EventRecord } from './repo.js';
 

@@ -1,7 +1,7 @@
 import type { Storage } from '../ports/storage.js';
 import type { SessionRecord } from '../sessions/repo.js';
+import type { EventType } from '../shared/event-types.js';
 import type { ContactRecord } from '../users/repo.js';
-import type { EventType } from './catalogue.js';
 
 /** An event a storage write implies, before it gets its id and time. */
 export interface ImpliedEvent {

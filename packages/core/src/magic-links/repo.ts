@@ -1,5 +1,5 @@
-import type { DeviceRequirement } from '../otps/device.js';
 import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
+import type { DeviceRequirement } from '../shared/device-match.js';
 
 export type MagicLinkKind = 'login' | 'signup';
 

@@ -1,14 +1,14 @@
+import { channels } from '../contacts/channels.js';
+import { findOrCreateByContact } from '../contacts/find-or-create.js';
 import { newSecret } from '../crypto/ids.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import { renderHtmlTemplate, renderTemplate } from '../messages/template.js';
-import { deviceRequirement } from '../otps/device.js';
 import { checkSendLimits } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
+import { deviceRequirement } from '../shared/device-match.js';
 import { emailFactorMethod, type Factor } from '../shared/factor.js';
 import { completeSignIn, contactOwner } from '../sign-in/complete.js';
-import { channels } from '../users/channels.js';
-import { findOrCreateByContact } from '../users/find-or-create.js';
 import { chooseRedirect, withToken } from './redirect-url.js';
 import type { MagicLinkConsumeFailure, MagicLinkKind } from './repo.js';
 import type {

@@ -1,5 +1,5 @@
+import { loadPhoneNumbers } from '../contacts/phone-numbers.js';
 import { LatchkeyError } from '../errors.js';
-import { loadPhoneNumbers } from '../users/phone-numbers.js';
 
 /**
  * Number types as `libphonenumber-js` (with its full 'max' metadata) tells them, in the settings'

@@ -1,5 +1,5 @@
 import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
-import type { DeviceRequirement } from './device.js';
+import type { DeviceRequirement } from '../shared/device-match.js';
 
 export interface OtpRecord {
   id: string;

@@ -1,9 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
+import { channels } from '../contacts/channels.js';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
 import { policy } from '../http/route-policy.js';
-import { channels } from '../users/channels.js';
 import {
   loginOrCreateEmailRequestSchema,
   loginOrCreateSmsRequestSchema,

@@ -1,3 +1,5 @@
+import { type Channel, channelOfMethodId, channels, contactRepo } from '../contacts/channels.js';
+import { findOrCreateByContact } from '../contacts/find-or-create.js';
 import { timingSafeEqual, utf8 } from '../crypto/encoding.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
@@ -7,13 +9,11 @@ import type { OutboundMessage } from '../ports/sender.js';
 import { checkSendLimits } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
 import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
+import { deviceRequirement } from '../shared/device-match.js';
 import { emailFactorMethod, type Factor, phoneNumberFactorMethod } from '../shared/factor.js';
 import { completeSignIn, contactOwner } from '../sign-in/complete.js';
-import { type Channel, channelOfMethodId, channels, contactRepo } from '../users/channels.js';
-import { findOrCreateByContact } from '../users/find-or-create.js';
 import type { ContactRecord } from '../users/repo.js';
 import { otpCodeFor } from './code.js';
-import { deviceRequirement } from './device.js';
 import type { OtpConsumeFailure } from './repo.js';
 import type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './schema.js';
 
@@ -235,4 +235,4 @@ export function otpService(k: Kernel, sessions: SessionService) {
   };
 }
 
-export { fingerprintMatches } from './device.js';
+export { fingerprintMatches } from '../shared/device-match.js';

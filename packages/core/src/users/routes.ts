@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { channels } from '../contacts/channels.js';
 import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
 import { policy } from '../http/route-policy.js';
-import { channels } from './channels.js';
 import {
   createUserRequestSchema,
   createUserResponseSchema,

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { webauthnCredentialViewSchema } from '../webauthn/credential-view.js';
+import { webauthnCredentialViewSchema } from '../shared/credential-view.js';
 
 export const userIdSchema = z.string().min(1).max(100);
 

@@ -1,8 +1,8 @@
+import { type Channel, contactRepo } from '../contacts/channels.js';
+import { normalizeEmail, normalizePhoneNumber } from '../contacts/contact-address.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import { webauthnCredentialView } from '../webauthn/credential-view.js';
-import { type Channel, contactRepo } from './channels.js';
-import { normalizeEmail, normalizePhoneNumber } from './contact-address.js';
+import { webauthnCredentialView } from '../shared/credential-view.js';
 import type { ContactRecord, UserRecord, UserWithMethods } from './repo.js';
 import type { CreateUserRequest, CreateUserResponse, User } from './schema.js';
 

@@ -1,12 +1,12 @@
 import { base58 } from '@scure/base';
 import type { AppSettings } from '../apps/schema.js';
+import { chainModules, ethereumAddressesEqual, toChecksumAddress } from '../chains/index.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { SessionService } from '../sessions/service.js';
 import type { Factor } from '../shared/factor.js';
 import { completeSignIn } from '../sign-in/complete.js';
 import type { UserRecord } from '../users/repo.js';
-import { chainModules, ethereumAddressesEqual, toChecksumAddress } from '../wallets/chains/index.js';
 import type { WalletRecord } from '../wallets/repo.js';
 import { walletView } from '../wallets/service.js';
 import { signInMessage } from './message.js';

@@ -2,8 +2,8 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { base58, base64, base64urlnopad, hex } from '@scure/base';
+import { ethereumAddressesEqual, toChecksumAddress } from '../chains/index.js';
 import { utf8 } from '../crypto/encoding.js';
-import { ethereumAddressesEqual, toChecksumAddress } from '../wallets/chains/index.js';
 import type { SignInWalletType } from './repo.js';
 
 /**

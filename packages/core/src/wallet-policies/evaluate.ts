@@ -1,4 +1,4 @@
-import type { SigningRequest } from '../wallets/signing-request.js';
+import type { SigningRequest } from '../shared/signing-request.js';
 import type { SpendAsset, WalletPolicyRecord } from './repo.js';
 import type { PolicyRule, PolicyRuleKind } from './rules.js';
 

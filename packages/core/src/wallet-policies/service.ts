@@ -1,6 +1,6 @@
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import type { SigningRequest, SignUnder } from '../wallets/signing-request.js';
+import type { SigningRequest, SignUnder } from '../shared/signing-request.js';
 import { evaluatePolicies, type RuleRef } from './evaluate.js';
 import type { SignatureDecision, WalletPolicyRecord, WalletSignatureRecord } from './repo.js';
 import type { CreatePolicyRequest, UpdatePolicyRequest, WalletPolicy } from './schema.js';

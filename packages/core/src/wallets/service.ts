@@ -1,13 +1,14 @@
 import type { ApiKeyKind } from '../apps/repo.js';
-import { LatchkeyError } from '../errors.js';
-import type { Kernel } from '../kernel.js';
 import {
   chainModules,
   type DerivedKey,
   mnemonicFromEntropy,
   normalizeMnemonic,
   wipe,
-} from './chains/index.js';
+} from '../chains/index.js';
+import { LatchkeyError } from '../errors.js';
+import type { Kernel } from '../kernel.js';
+import { type SigningRequest, type SignUnder, signWithoutPolicies } from '../shared/signing-request.js';
 import { encryptForRecipient } from './export/index.js';
 import type { SeedRecord, WalletRecord, WalletType } from './repo.js';
 import type {
@@ -18,7 +19,6 @@ import type {
   Wallet,
 } from './schema.js';
 import { planMessage, planTransaction, planTypedData, type SigningPlan } from './signing-plans.js';
-import { type SigningRequest, type SignUnder, signWithoutPolicies } from './signing-request.js';
 
 /** The wallet as the spec's Wallet object. */
 export const walletView = (w: WalletRecord): Wallet => ({

@@ -1,18 +1,18 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { base64, hex } from '@scure/base';
+import { bytesEqual } from '../chains/bytes.js';
+import { strKeyDecode, strKeyVersion } from '../chains/index.js';
 import { utf8 } from '../crypto/encoding.js';
 import { LatchkeyError } from '../errors.js';
-import { bytesEqual } from './chains/bytes.js';
-import { strKeyDecode, strKeyVersion } from './chains/index.js';
+import type { SigningRequest } from '../shared/signing-request.js';
 import type { WalletRecord, WalletType } from './repo.js';
 import type { SignMessageRequest, SignTransactionRequest, SignTypedDataRequest } from './schema.js';
-import type { SigningRequest } from './signing-request.js';
 import { decodeTransaction, encodeTransaction } from './transaction-encoding.js';
 
 /** The payload readers and signers, loaded on the first signature: their libraries weigh more than the rest. */
-let signing: Promise<typeof import('./chains/signing.js')> | undefined;
-const loadSigning = () => (signing ??= import('./chains/signing.js'));
+let signing: Promise<typeof import('../chains/signing.js')> | undefined;
+const loadSigning = () => (signing ??= import('../chains/signing.js'));
 
 /**
  * A signing request read and checked without any key: the facts the policies judge, the

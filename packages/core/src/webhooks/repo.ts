@@ -1,5 +1,5 @@
-import type { EventType } from '../events/catalogue.js';
 import type { EventRecord } from '../events/repo.js';
+import type { EventType } from '../shared/event-types.js';
 
 export interface WebhookEndpointRecord {
   id: string;

@@ -1,7 +1,7 @@
 import { blake2b } from '@noble/hashes/blake2.js';
+import { ss58Decode } from '../../chains/index.js';
 import { LatchkeyError } from '../../errors.js';
 import type { ChainClient } from '../../ports/chain-client.js';
-import { ss58Decode } from '../../wallets/chains/index.js';
 import { jsonRpc } from './json-rpc.js';
 import { type Endpoint, invalidAnswer } from './transport.js';
 import { twox128 } from './twox.js';

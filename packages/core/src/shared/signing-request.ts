@@ -1,4 +1,4 @@
-import type { WalletRecord, WalletType } from './repo.js';
+import type { WalletRecord, WalletType } from '../wallets/repo.js';
 
 /**
  * What a signing call asks for, reduced to facts a policy can judge before any key is opened.

@@ -1,9 +1,9 @@
 import { entropyToMnemonic, mnemonicToEntropy, mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import { utf8 } from '../../crypto/encoding.js';
-import { pbkdf2Sha512 } from '../../crypto/pbkdf2.js';
-import { LatchkeyError } from '../../errors.js';
-import type { RandomSource } from '../../ports/random.js';
+import { utf8 } from '../crypto/encoding.js';
+import { pbkdf2Sha512 } from '../crypto/pbkdf2.js';
+import { LatchkeyError } from '../errors.js';
+import type { RandomSource } from '../ports/random.js';
 
 const invalidMnemonic = () =>
   new LatchkeyError('invalid_mnemonic', 'The mnemonic is not a valid BIP39 English mnemonic.', {

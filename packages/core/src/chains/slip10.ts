@@ -1,6 +1,6 @@
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha512 } from '@noble/hashes/sha2.js';
-import { utf8 } from '../../crypto/encoding.js';
+import { utf8 } from '../crypto/encoding.js';
 import { wipe } from './bytes.js';
 import { bip39Seed, bip39SeedAsync } from './mnemonic.js';
 

@@ -1,5 +1,5 @@
 import { hex } from '@scure/base';
-import { LatchkeyError } from '../../errors.js';
+import { LatchkeyError } from '../errors.js';
 
 /** Zeroes key material in place once it is no longer needed. */
 export function wipe(...arrays: (Uint8Array | null | undefined)[]): void {

@@ -3,8 +3,8 @@ import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { base64, bech32 } from '@scure/base';
 import { NETWORK, TEST_NETWORK, Transaction } from '@scure/btc-signer';
-import { utf8 } from '../../crypto/encoding.js';
-import { LatchkeyError } from '../../errors.js';
+import { utf8 } from '../crypto/encoding.js';
+import { LatchkeyError } from '../errors.js';
 import { bytesEqual } from './bytes.js';
 import type { Network } from './types.js';
 

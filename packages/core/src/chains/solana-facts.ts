@@ -1,5 +1,5 @@
 import { base58 } from '@scure/base';
-import { LatchkeyError } from '../../errors.js';
+import { LatchkeyError } from '../errors.js';
 import { bytesEqual } from './bytes.js';
 
 const FIELD = 'sol_transaction.transaction';

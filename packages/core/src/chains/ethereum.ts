@@ -1,7 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { hex } from '@scure/base';
-import { utf8 } from '../../crypto/encoding.js';
+import { utf8 } from '../crypto/encoding.js';
 import { invalidPrivateKey, parseHex } from './bytes.js';
 import { deriveSecp256k1, deriveSecp256k1Async } from './secp256k1-hd.js';
 import type { ChainModule, DerivedKey } from './types.js';

@@ -1,6 +1,6 @@
 import { hex } from '@scure/base';
 import * as sr25519 from '@scure/sr25519';
-import { utf8 } from '../../crypto/encoding.js';
+import { utf8 } from '../crypto/encoding.js';
 import { bytesEqual, wipe } from './bytes.js';
 
 const OPEN = utf8('<Bytes>');

@@ -1,6 +1,6 @@
 import { hex } from '@scure/base';
 import { eip191Signer, signTyped, Transaction } from 'micro-eth-signer';
-import { LatchkeyError } from '../../errors.js';
+import { LatchkeyError } from '../errors.js';
 import { isValidEthereumAddress } from './ethereum.js';
 
 /** What an EVM policy reads from a transaction or typed data, before any key is opened. */

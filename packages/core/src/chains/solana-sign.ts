@@ -1,5 +1,5 @@
 import { base58 } from '@scure/base';
-import { LatchkeyError } from '../../errors.js';
+import { LatchkeyError } from '../errors.js';
 import { bytesEqual } from './bytes.js';
 import { type Ed25519SigningKey, ed25519SigningKey } from './ed25519-sign.js';
 import { parseSolanaMessage } from './solana-message.js';

@@ -1,7 +1,7 @@
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
+import type { ContactRecord, UserRecord } from '../users/repo.js';
 import { type Channel, contactRepo } from './channels.js';
-import type { ContactRecord, UserRecord } from './repo.js';
 
 /**
  * The contact with this address and its user, both created when the App has no such address.

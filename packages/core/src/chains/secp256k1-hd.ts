@@ -2,7 +2,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
-import { utf8 } from '../../crypto/encoding.js';
+import { utf8 } from '../crypto/encoding.js';
 import { wipe } from './bytes.js';
 import { bip39Seed, bip39SeedAsync } from './mnemonic.js';
 

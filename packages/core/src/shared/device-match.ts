@@ -1,4 +1,4 @@
-import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
+import type { DeviceFingerprint } from './device-fingerprint.js';
 
 export type DeviceMatchMode = 'none' | 'ip' | 'user_agent' | 'both';
 

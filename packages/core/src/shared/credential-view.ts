@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { WebAuthnCredentialRecord } from './repo.js';
+import type { WebAuthnCredentialRecord } from '../webauthn/repo.js';
 
 /** A credential as the user view lists it: what a host shows in a "your passkeys" screen. */
 export const webauthnCredentialViewSchema = z

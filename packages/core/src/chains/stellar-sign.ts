@@ -1,7 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { base64 } from '@scure/base';
-import { utf8 } from '../../crypto/encoding.js';
-import { LatchkeyError } from '../../errors.js';
+import { utf8 } from '../crypto/encoding.js';
+import { LatchkeyError } from '../errors.js';
 import { ed25519Sign } from './ed25519-sign.js';
 
 const SEP53_PREFIX = utf8('Stellar Signed Message:\n');
