@@ -267,15 +267,7 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
       let session: SessionRecord | null;
       if (jwt !== undefined) {
         const claims = await verifyJwt(appId, jwt);
-        if ((parsed.data.mode ?? 'jwt') === 'jwt') {
-          return {
-            app_id: appId,
-            user_id: claims.sub,
-            session_id: claims.sid,
-            factors: claims.factors,
-            expires_at: claims.exp,
-          };
-        }
+        if ((parsed.data.mode ?? 'jwt') === 'jwt') return checkFromClaims(appId, claims);
         session = await k.storage.sessions.get(appId, claims.sid);
       } else {
         session = await k.storage.sessions.findByTokenHash(appId, lookupHash(token as string));
@@ -299,14 +291,7 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
      */
     checkKnownJwt(appId: string, jwt: string): SessionCheck | undefined {
       const claims = verified.get(appId, jwt, k.now());
-      if (claims === undefined) return undefined;
-      return {
-        app_id: appId,
-        user_id: claims.sub,
-        session_id: claims.sid,
-        factors: claims.factors,
-        expires_at: claims.exp,
-      };
+      return claims === undefined ? undefined : checkFromClaims(appId, claims);
     },
 
     /**
@@ -344,5 +329,16 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
       return keys.jwks(appId);
     },
     rotateSigningKey: (appId: string) => keys.rotate(appId),
+  };
+}
+
+/** The jwt-mode answer of `check`: what the verified claims say, no storage read. */
+function checkFromClaims(appId: string, claims: SessionClaims): SessionCheck {
+  return {
+    app_id: appId,
+    user_id: claims.sub,
+    session_id: claims.sid,
+    factors: claims.factors,
+    expires_at: claims.exp,
   };
 }
