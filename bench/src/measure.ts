@@ -20,6 +20,8 @@ export interface Measurement {
   errors: number;
   non_2xx: number;
   total: number;
+  /** Set when measured in rounds: the mean over rounds of this row ÷ the bare Express row of the same round. */
+  vs_bare_express?: number;
 }
 
 export async function measure(
@@ -48,4 +50,52 @@ export async function measure(
     non_2xx: result.non2xx,
     total: result.requests.total,
   };
+}
+
+const BARE = 'bare Express';
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * The rows in `rounds` rounds, forward then backward, after a one-second warm-up of each
+ * (a cold JIT and an empty pool otherwise favour whichever row runs later). On a shared machine the
+ * load drifts within a run: each row's ratio is taken against the bare Express row of its own round,
+ * then averaged. Rows with single-use inputs (`amount`) run once, in the first round.
+ */
+export async function measureInRounds(
+  targets: Target[],
+  options: { duration: number; connections: number; rounds: number },
+): Promise<Measurement[]> {
+  const repeatable = targets.filter((t) => t.amount === undefined && t.nextBody === undefined);
+  for (const target of repeatable) await measure(target, { ...options, duration: 1 });
+  const byName = new Map<string, Measurement[]>();
+  const ratios = new Map<string, number[]>();
+  for (let round = 0; round < Math.max(1, options.rounds); round++) {
+    // Forward, then backward: a load that drifts steadily through the run weighs on every row alike.
+    const order = (round % 2 === 0 ? targets : [...targets].reverse()).filter(
+      (t) => round === 0 || repeatable.includes(t),
+    );
+    const measured: Measurement[] = [];
+    for (const target of order) {
+      process.stdout.write(`  ${target.name}${options.rounds > 1 ? ` (round ${round + 1})` : ''} …\n`);
+      measured.push(await measure(target, options));
+    }
+    const bare = measured.find((m) => m.name === BARE)?.requests_per_second;
+    for (const m of measured) {
+      byName.set(m.name, [...(byName.get(m.name) ?? []), m]);
+      if (bare) ratios.set(m.name, [...(ratios.get(m.name) ?? []), m.requests_per_second / bare]);
+    }
+  }
+  return targets.map((target) => {
+    const runs = byName.get(target.name)!;
+    return {
+      name: target.name,
+      requests_per_second: Math.round(mean(runs.map((r) => r.requests_per_second))),
+      p50_ms: Math.max(...runs.map((r) => r.p50_ms)),
+      p99_ms: Math.max(...runs.map((r) => r.p99_ms)),
+      errors: runs.reduce((n, r) => n + r.errors, 0),
+      non_2xx: runs.reduce((n, r) => n + r.non_2xx, 0),
+      total: runs.reduce((n, r) => n + r.total, 0),
+      ...(ratios.has(target.name) ? { vs_bare_express: mean(ratios.get(target.name)!) } : {}),
+    };
+  });
 }

@@ -6,7 +6,7 @@ import { readOutbox } from '@latchkey/senders';
 import { betterAuthTargets, dropSchema } from './better-auth-targets.js';
 import { startChild } from './child.js';
 import { PRIMITIVE_OF, signingPrimitiveRates } from './ed25519-rate.js';
-import { type Measurement, measure, type Target } from './measure.js';
+import { type Measurement, measureInRounds, type Target } from './measure.js';
 import { sessionCheckRates } from './session-check-rate.js';
 import { signInTargets } from './sign-in-targets.js';
 import { walletAuthTargets } from './wallet-auth-targets.js';
@@ -26,6 +26,7 @@ if (process.argv.includes('--growth') || process.env.BENCH_GROWTH === '1' || pro
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const verifyCodes = Number(process.env.BENCH_OTP_CODES ?? 2000);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 
 interface ServerInfo {
   url: string;
@@ -163,15 +164,11 @@ try {
 
   // BENCH_ONLY=<regex>: only the rows whose name matches (the bare Express row always runs).
   const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
-  const results: Measurement[] = [];
+  const chosen = targets.filter((t) => !only || t.name === 'bare Express' || only.test(t.name));
   // The primitives run before the rows as well as after: the load on a shared machine drifts, and
   // each ratio below is taken against the faster of the two (the stricter comparison).
   const primitivesBefore = await signingPrimitiveRates(Math.min(duration, 3));
-  for (const target of targets) {
-    if (only && target.name !== 'bare Express' && !only.test(target.name)) continue;
-    process.stdout.write(`  ${target.name} …\n`);
-    results.push(await measure(target, { duration, connections }));
-  }
+  const results: Measurement[] = await measureInRounds(chosen, { duration, connections, rounds });
   if (!only || only.test('sessions.check')) results.push(...(await sessionCheckRates(duration, connections)));
   if (!only || only.test('wallets.signMessage'))
     results.push(
@@ -179,12 +176,14 @@ try {
     );
   results.push(...(await signingPrimitiveRates(Math.min(duration, 3))));
   const ceiling = results.find((r) => r.name === 'bare Express')!.requests_per_second;
+  // A row measured in rounds carries its own ratio (each round against that round's bare route);
+  // the in-process rows are compared with the bare route's mean.
   const rows = results.map((r) => ({
     ...r,
-    vs_bare_express: Number((r.requests_per_second / ceiling).toFixed(3)),
+    vs_bare_express: Number((r.vs_bare_express ?? r.requests_per_second / ceiling).toFixed(3)),
   }));
   console.log(
-    `\nLatchkey bench: ${server.info.storage}, ${connections} connections, ${duration} s per endpoint\n`,
+    `\nLatchkey bench: ${server.info.storage}, ${connections} connections, ${duration} s per endpoint, ${rounds} round(s)\n`,
   );
   console.table(
     Object.fromEntries(
@@ -230,6 +229,7 @@ try {
     node: process.version,
     connections,
     duration_seconds: duration,
+    rounds,
     results: rows,
   };
   await writeFile(new URL('../results/latest.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
