@@ -1,5 +1,10 @@
+import { memoryStorage } from '@latchkey/memory';
 import { describe, expect, it } from 'vitest';
-import { testApp, testLatchkey } from './helpers.js';
+import { appService } from '../src/apps/service.js';
+import { keyedHasher } from '../src/crypto/keyed-hash.js';
+import { createKernel, type Kernel } from '../src/kernel.js';
+import { systemRandom } from '../src/ports/random.js';
+import { manualClock, TEST_SECRET, testApp, testLatchkey } from './helpers.js';
 
 describe('App keys', () => {
   it('keeps a rotated key alive exactly for its grace period, even when cached', async () => {
@@ -13,6 +18,44 @@ describe('App keys', () => {
     clock.advance(2);
     expect((await t.call('GET', path)).status).toBe(401);
     expect((await t.call('GET', path, undefined, rotated.secret_key)).status).toBe(404);
+  });
+
+  it('remembers a presented key without hashing it again, for as long as the answer stands', async () => {
+    const clock = manualClock();
+    const hashed: string[] = [];
+    const base = keyedHasher(TEST_SECRET);
+    const k = createKernel({
+      storage: memoryStorage(),
+      clock,
+      random: systemRandom,
+      hasher: {
+        hash: (purpose, value) => {
+          if (purpose === 'api_key') hashed.push(value);
+          return base.hash(purpose, value);
+        },
+      },
+      vault: {} as Kernel['vault'],
+      sender: {} as Kernel['sender'],
+      rateLimiter: {} as Kernel['rateLimiter'],
+      emit: async () => {},
+    });
+    const apps = appService(k);
+    const { app_id, secret_key } = await apps.create({ name: 'Memo' });
+    const unknown = `sk_${'x'.repeat(40)}`;
+    hashed.length = 0;
+    for (let i = 0; i < 3; i++) {
+      expect((await apps.authenticateKey(secret_key))?.app.id).toBe(app_id);
+      expect(await apps.authenticateKey(unknown)).toBeNull();
+    }
+    expect(hashed).toEqual([secret_key, unknown]);
+    // The answer is looked up (and the key hashed) again once it may be stale.
+    clock.advance(5);
+    expect((await apps.authenticateKey(secret_key))?.app.id).toBe(app_id);
+    expect(hashed).toEqual([secret_key, unknown, secret_key]);
+    // Rotation without grace: the remembered key stops at once.
+    const rotated = await apps.rotateSecretKey(app_id);
+    expect(await apps.authenticateKey(secret_key)).toBeNull();
+    expect((await apps.authenticateKey(rotated.secret_key))?.kind).toBe('secret');
   });
 
   it('refuses a key used with the other prefix', async () => {

@@ -28,7 +28,8 @@ export type AppService = ReturnType<typeof appService>;
 export function appService(k: Kernel) {
   const hashKey = (key: string) => k.hasher.hash('api_key', key);
   // Every request presents a key: remembering recent answers saves a database round trip each.
-  // A key rotated in another process keeps working here for at most APP_CACHE_SECONDS.
+  // A key rotated in another process keeps working here for at most APP_CACHE_SECONDS. Keyed by
+  // the key as presented (the regex bounds its length), so a remembered answer costs no HMAC.
   const keyCache = new Map<string, { found: { app: AppRecord; kind: ApiKeyKind } | null; until: number }>();
 
   async function get(appId: string): Promise<AppRecord> {
@@ -114,18 +115,17 @@ export function appService(k: Kernel) {
     /** The App and key kind an API key belongs to, or null. */
     async authenticateKey(key: string): Promise<{ app: AppRecord; kind: ApiKeyKind } | null> {
       if (!/^(sk|pk)_[A-Za-z0-9_-]{20,100}$/.test(key)) return null;
-      const hash = hashKey(key);
       const now = k.now();
-      const cached = keyCache.get(hash);
+      const cached = keyCache.get(key);
       if (cached && cached.until > now) return cached.found;
-      let found = await k.storage.apps.findByKeyHash(hash, now);
+      let found = await k.storage.apps.findByKeyHash(hashKey(key), now);
       // A key's prefix must agree with what it was issued as.
       if (found && (found.kind === 'secret') !== key.startsWith('sk_')) found = null;
       if (keyCache.size >= 10_000) keyCache.clear();
       // Unknown keys are remembered too, so guessing costs no database work; a grace-period key
       // only until it expires.
       const expires = found?.app.previous_secret_key_expires_at;
-      keyCache.set(hash, {
+      keyCache.set(key, {
         found,
         until: Math.min(now + APP_CACHE_SECONDS, expires && expires > now ? expires : Infinity),
       });
