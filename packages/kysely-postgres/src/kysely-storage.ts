@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './database.js';
 import { migrateDatabase } from './migrate.js';
 import { type OpenDatabase, openDatabase, type StorageSource } from './open-database.js';
+import type { PreparedRead } from './prepared-reads.js';
 import { kyselyAppRepo } from './repos/app-repo.js';
 import { kyselyContactRepo } from './repos/contact-repo.js';
 import { kyselyEventRepo, kyselyWebhookRepo } from './repos/event-repo.js';
@@ -49,11 +50,14 @@ export async function storageOn(opened: OpenDatabase, options: StorageSetup): Pr
     await opened.close();
     throw err;
   }
-  return { ...bind(opened.db, options.schema), close: opened.close };
+  return { ...bind(opened.db, options.schema, opened.preparedRead), close: opened.close };
 }
 
-/** The Storage's repositories and transaction on `db`, which is either the database or one transaction. */
-function bind(root: Kysely<Database>, schema: string | undefined): Storage {
+/**
+ * The Storage's repositories and transaction on `db`, which is either the database or one
+ * transaction (`preparedRead` only outside one: it runs on any of the Pool's connections).
+ */
+function bind(root: Kysely<Database>, schema: string | undefined, preparedRead?: PreparedRead): Storage {
   const db = schema ? root.withSchema(schema) : root;
   const storage: Storage = {
     apps: withStorageErrors(kyselyAppRepo(db)),
@@ -62,7 +66,7 @@ function bind(root: Kysely<Database>, schema: string | undefined): Storage {
     phoneNumbers: withStorageErrors(kyselyContactRepo(db, 'phone_numbers')),
     otps: withStorageErrors(kyselyOtpRepo(db)),
     magicLinks: withStorageErrors(kyselyMagicLinkRepo(db)),
-    sessions: withStorageErrors(kyselySessionRepo(db)),
+    sessions: withStorageErrors(kyselySessionRepo(db, preparedRead)),
     signingKeys: withStorageErrors(kyselySigningKeyRepo(db)),
     rateLimits: withStorageErrors(kyselyRateLimitRepo(db)),
     wallets: withStorageErrors(kyselyWalletRepo(db)),

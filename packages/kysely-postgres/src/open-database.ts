@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { AnyKysely, Database } from './database.js';
 import { guardedPool } from './guarded-pool.js';
 import { pgliteDialect } from './pglite-dialect.js';
+import { type PreparedRead, preparedReads } from './prepared-reads.js';
 
 /** The database: exactly one of a pg Pool (real Postgres), an embedded PGlite, or a host app's Kysely. */
 export type StorageSource =
@@ -16,6 +17,8 @@ export interface OpenDatabase {
   db: Kysely<Database>;
   /** Ends what was opened here: never the host's pool, PGlite or Kysely. */
   close(): Promise<void>;
+  /** On a pg Pool: the hot reads as named prepared statements (prepared-reads.ts). */
+  preparedRead?: PreparedRead;
 }
 
 /**
@@ -34,5 +37,9 @@ export function openDatabase(source: StorageSource, owned = false): OpenDatabase
     ? new PostgresDialect({ pool: guardedPool(source.pool, owned) })
     : pgliteDialect(source.pglite!, owned);
   const db = new Kysely<Database>({ dialect });
-  return { db, close: () => db.destroy() };
+  return {
+    db,
+    close: () => db.destroy(),
+    ...(source.pool ? { preparedRead: preparedReads(source.pool) } : {}),
+  };
 }

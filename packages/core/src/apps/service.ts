@@ -28,8 +28,18 @@ export type AppService = ReturnType<typeof appService>;
 export function appService(k: Kernel) {
   const hashKey = (key: string) => k.hasher.hash('api_key', key);
   // Every request presents a key: remembering recent answers saves a database round trip each.
-  // A key rotated in another process keeps working here for at most APP_CACHE_SECONDS.
-  const keyCache = new Map<string, { found: { app: AppRecord; kind: ApiKeyKind } | null; until: number }>();
+  // A key rotated in another process keeps working here for at most APP_CACHE_SECONDS. Keyed by
+  // the key as presented (the regex bounds its length), so a remembered answer costs no HMAC.
+  // The lookup itself is remembered while it runs: when the answer expires under load, the
+  // requests in flight share one read instead of each reading (and parsing the settings).
+  type KeyAnswer = { app: AppRecord; kind: ApiKeyKind } | null;
+  const keyCache = new Map<string, { found: Promise<KeyAnswer>; until: number }>();
+
+  async function lookUpKey(key: string, now: number): Promise<KeyAnswer> {
+    const found = await k.storage.apps.findByKeyHash(hashKey(key), now);
+    // A key's prefix must agree with what it was issued as.
+    return found && (found.kind === 'secret') === key.startsWith('sk_') ? found : null;
+  }
 
   async function get(appId: string): Promise<AppRecord> {
     const app = await k.storage.apps.get(appId);
@@ -112,24 +122,26 @@ export function appService(k: Kernel) {
     },
 
     /** The App and key kind an API key belongs to, or null. */
-    async authenticateKey(key: string): Promise<{ app: AppRecord; kind: ApiKeyKind } | null> {
-      if (!/^(sk|pk)_[A-Za-z0-9_-]{20,100}$/.test(key)) return null;
-      const hash = hashKey(key);
+    authenticateKey(key: string): Promise<KeyAnswer> {
+      if (!/^(sk|pk)_[A-Za-z0-9_-]{20,100}$/.test(key)) return Promise.resolve(null);
       const now = k.now();
-      const cached = keyCache.get(hash);
+      const cached = keyCache.get(key);
       if (cached && cached.until > now) return cached.found;
-      let found = await k.storage.apps.findByKeyHash(hash, now);
-      // A key's prefix must agree with what it was issued as.
-      if (found && (found.kind === 'secret') !== key.startsWith('sk_')) found = null;
       if (keyCache.size >= 10_000) keyCache.clear();
+      const entry = { found: lookUpKey(key, now), until: now + APP_CACHE_SECONDS };
+      keyCache.set(key, entry);
       // Unknown keys are remembered too, so guessing costs no database work; a grace-period key
-      // only until it expires.
-      const expires = found?.app.previous_secret_key_expires_at;
-      keyCache.set(hash, {
-        found,
-        until: Math.min(now + APP_CACHE_SECONDS, expires && expires > now ? expires : Infinity),
-      });
-      return found;
+      // only until it expires; a failed lookup not at all.
+      entry.found.then(
+        (found) => {
+          const expires = found?.app.previous_secret_key_expires_at;
+          if (expires && expires > now) entry.until = Math.min(entry.until, expires);
+        },
+        () => {
+          if (keyCache.get(key) === entry) keyCache.delete(key);
+        },
+      );
+      return entry.found;
     },
   };
 }

@@ -7,22 +7,32 @@ interface Issued {
   kid: string;
   iat: number;
   exp: number;
-  factors: string;
+  factors: readonly Factor[];
 }
 
-/** Factors in a form that compares equal whatever key order storage gave back (jsonb sorts keys). */
-export function factorsKey(factors: readonly Factor[]): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canonical)
-      : v !== null && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((key) => [key, canonical((v as Record<string, unknown>)[key])]),
-          )
-        : v;
-  return JSON.stringify(canonical(factors));
+/**
+ * Whether two JSON values are equal whatever their key order (jsonb gives keys back sorted); a
+ * key holding `undefined` counts as absent, as in JSON. Compared in place: canonicalising both
+ * to text cost ~20 µs per `authenticate`.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let keys = 0;
+  for (const key in left) {
+    if (left[key] === undefined) continue;
+    if (!Object.hasOwn(right, key) || !sameJson(left[key], right[key])) return false;
+    keys++;
+  }
+  for (const key in right) if (right[key] !== undefined) keys--;
+  return keys === 0;
 }
 
 /**
@@ -39,9 +49,9 @@ export function jwtReuse() {
       bySession.set(sessionId, issued);
     },
     /** The session's JWT when it was signed by `kid` (the key signing now) with these factors. */
-    reusable(sessionId: string, kid: string, factors: string, now: number): string | undefined {
+    reusable(sessionId: string, kid: string, factors: readonly Factor[], now: number): string | undefined {
       const issued = bySession.get(sessionId);
-      if (!issued || issued.kid !== kid || issued.factors !== factors) return undefined;
+      if (!issued || issued.kid !== kid || !sameJson(issued.factors, factors)) return undefined;
       return issued.exp - now > (issued.exp - issued.iat) / 2 ? issued.jwt : undefined;
     },
     forget(sessionId: string): void {

@@ -7,7 +7,7 @@ import type { Factor } from '../shared/factor.js';
 import { appVerificationKeys } from './app-keys.js';
 import { protectedHeaderKid } from './jose.js';
 import { type SessionClaims, signSessionJwt, verifySessionClaims } from './jwt.js';
-import { factorsKey, jwtReuse } from './jwt-reuse.js';
+import { jwtReuse } from './jwt-reuse.js';
 import type { SessionRecord } from './repo.js';
 import {
   type Session,
@@ -60,9 +60,8 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
 
   async function jwtFor(app: AppRecord, session: SessionRecord): Promise<string> {
     const key = await keys.active(app.id, app.settings.sessions.jwt_alg);
-    const factors = factorsKey(session.factors);
     const now = k.now();
-    const reusable = issuedJwts.reusable(session.id, key.kid, factors, now);
+    const reusable = issuedJwts.reusable(session.id, key.kid, session.factors, now);
     if (reusable !== undefined) return reusable;
     verificationKeys.remember(app.id, key.publicJwk);
     const exp = Math.min(session.expires_at, now + app.settings.sessions.jwt_lifetime_seconds);
@@ -75,7 +74,7 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
       iat: now,
       exp,
     });
-    issuedJwts.remember(session.id, { jwt, kid: key.kid, iat: now, exp, factors });
+    issuedJwts.remember(session.id, { jwt, kid: key.kid, iat: now, exp, factors: session.factors });
     return jwt;
   }
 
@@ -126,7 +125,7 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
         kid: protectedHeaderKid(jwt),
         iat: claims.iat,
         exp: claims.exp,
-        factors: factorsKey(claims.factors),
+        factors: claims.factors,
       });
       verified.remember(appId, jwt, claims);
     }

@@ -1,6 +1,7 @@
 import type { DeviceFingerprint, Factor, SessionRecord, SessionRepo } from '@latchkey/core';
 import { type Compilable, type CompiledQuery, type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, SessionsTable } from '../database.js';
+import type { PreparedRead } from '../prepared-reads.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
 
 const toRecord = (row: Selectable<SessionsTable>): SessionRecord => ({
@@ -18,15 +19,34 @@ const toRecord = (row: Selectable<SessionsTable>): SessionRecord => ({
   updated_at: toSeconds(row.updated_at),
 });
 
+// Named columns, not `*`: a prepared statement's result must keep its shape when a later
+// migration adds a column while the process runs.
+const COLUMNS = [
+  'id',
+  'app_id',
+  'user_id',
+  'token_hash',
+  'started_at',
+  'expires_at',
+  'last_active_at',
+  'factors',
+  'device_fingerprint',
+  'revoked_at',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof SessionsTable>;
+
 /**
  * A lookup by two values, compiled once: building and compiling the Kysely query on each call
  * cost as much Node time as the round trip on the per-request session reads. The query is
  * compiled through `db` (so its schema and plugins apply) with two marker values; when those come
- * back as its only parameters, in order, later calls swap in the real values. Anything else (a
- * plugin that adds parameters) keeps the builder on every call.
+ * back as its only parameters, in order, later calls swap in the real values, and run as a named
+ * prepared statement when `read` is given (a pg Pool). Anything else (a plugin that adds
+ * parameters) keeps the builder on every call.
  */
 function preparedLookup(
   db: LatchkeyDb,
+  read: PreparedRead | undefined,
   build: (a: string, b: string) => Compilable<Selectable<SessionsTable>>,
 ) {
   const markers = ['\u0000latchkey-a', '\u0000latchkey-b'] as const;
@@ -37,17 +57,20 @@ function preparedLookup(
       const [first, second, ...rest] = once.parameters;
       compiled = first === markers[0] && second === markers[1] && rest.length === 0 ? once : null;
     }
-    const query = compiled ? { ...compiled, parameters: [a, b] } : build(a, b);
+    if (!compiled) return (await db.executeQuery(build(a, b))).rows[0];
+    const query: CompiledQuery<Selectable<SessionsTable>> = { ...compiled, parameters: [a, b] };
+    if (read) return (await read(query))[0] as Selectable<SessionsTable> | undefined;
     return (await db.executeQuery(query)).rows[0];
   };
 }
 
-export function kyselySessionRepo(db: LatchkeyDb): SessionRepo {
-  const byId = preparedLookup(db, (appId, sessionId) =>
-    db.selectFrom('sessions').selectAll().where('app_id', '=', appId).where('id', '=', sessionId),
+/** `read`: the per-request lookups as named prepared statements (outside transactions, on a pg Pool). */
+export function kyselySessionRepo(db: LatchkeyDb, read?: PreparedRead): SessionRepo {
+  const byId = preparedLookup(db, read, (appId, sessionId) =>
+    db.selectFrom('sessions').select(COLUMNS).where('app_id', '=', appId).where('id', '=', sessionId),
   );
-  const byTokenHash = preparedLookup(db, (appId, tokenHash) =>
-    db.selectFrom('sessions').selectAll().where('app_id', '=', appId).where('token_hash', '=', tokenHash),
+  const byTokenHash = preparedLookup(db, read, (appId, tokenHash) =>
+    db.selectFrom('sessions').select(COLUMNS).where('app_id', '=', appId).where('token_hash', '=', tokenHash),
   );
   return {
     async insert(session) {
