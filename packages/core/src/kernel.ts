@@ -41,18 +41,29 @@ export const APP_CACHE_SECONDS = 5;
 
 export function createKernel(ports: Omit<Kernel, 'now' | 'id' | 'app' | 'forgetApp'>): Kernel {
   const now = () => nowSeconds(ports.clock);
-  const apps = new Map<string, { app: AppRecord; until: number }>();
+  // The read itself is remembered while it runs: when an App's entry expires under load, the
+  // requests in flight share one read (and one parse of its settings) instead of each reading.
+  const apps = new Map<string, { app: Promise<AppRecord>; until: number }>();
   return {
     ...ports,
     now,
     id: (prefix) => newId(prefix, ports.clock, ports.random),
-    async app(appId) {
+    app(appId) {
       const cached = apps.get(appId);
       if (cached && cached.until > now()) return cached.app;
-      const app = await ports.storage.apps.get(appId);
-      if (!app) throw new LatchkeyError('app_not_found');
-      apps.set(appId, { app, until: now() + APP_CACHE_SECONDS });
-      return app;
+      const entry = {
+        app: ports.storage.apps.get(appId).then((app) => {
+          if (!app) throw new LatchkeyError('app_not_found');
+          return app;
+        }),
+        until: now() + APP_CACHE_SECONDS,
+      };
+      apps.set(appId, entry);
+      // A failed read (no such App, storage down) is not remembered.
+      entry.app.catch(() => {
+        if (apps.get(appId) === entry) apps.delete(appId);
+      });
+      return entry.app;
     },
     forgetApp: (appId) => {
       apps.delete(appId);
