@@ -83,8 +83,8 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
    * process verified before, sent as a bearer or (on GET and HEAD, which CSRF does not concern)
    * as the JWT cookie. Undefined means "ask `resolveSession`", which then decides as ever. Takes
    * the request's parts, not a `HostRequest`: an adapter builds nothing per request to call it
-   * (an object holding the host's request, if V8 allocates it in the old generation, keeps that
-   * request alive through the next scavenges and makes every one of them costlier).
+   * (building one per request, with getters holding the host's request, about doubled what the
+   * garbage collector's scavenges kept alive: docs/benchmarks.md, "The host process").
    */
   const known = (
     method: string,
