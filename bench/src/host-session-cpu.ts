@@ -53,6 +53,15 @@ try {
   const publicKey = { authorization: `Bearer ${public_token}` };
   const rows: Array<[Target, Child<unknown>]> = [
     [{ name: 'bare Express', url: `${bare.info.url}/bare` }, bare],
+    // The host process's own route with no middleware, the same bearer header: what embedding costs.
+    [
+      {
+        name: 'host no middleware',
+        url: `${host.info.url}/plain`,
+        headers: { authorization: `Bearer ${host.info.session_jwt}` },
+      },
+      host,
+    ],
     [
       {
         name: 'host jwt mode',

@@ -8,7 +8,8 @@ import { hostSessionApp } from './host-session-app.js';
 
 /**
  * A host Express app with Latchkey embedded, its own routes behind `requireSession`: `/jwt/me`
- * (the JWT's signature only) and `/token/me` (storage read per request). Prints `{ url, … }`
+ * (the JWT's signature only) and `/token/me` (storage read per request), and `/plain` with no
+ * middleware (what the embedding process costs before any session check). Prints `{ url, … }`
  * with a session's credentials when ready, like the other bench servers.
  */
 const host = await hostSessionApp(await mkdtemp(path.join(tmpdir(), 'latchkey-bench-host-')));
@@ -17,6 +18,9 @@ const who = (req: express.Request, res: express.Response) => {
 };
 const app = express();
 app.disable('x-powered-by');
+app.get('/plain', (_req, res) => {
+  res.json({ status: 'ok' });
+});
 app.get('/jwt/me', requireSession(host.latchkey, { app_id: host.appId, mode: 'jwt' }), who);
 app.get('/token/me', requireSession(host.latchkey, { app_id: host.appId, mode: 'token' }), who);
 

@@ -90,36 +90,41 @@ export function createLatchkey(
   });
   const { storage: _unrecorded, ...settings } = opts;
   const services = buildServices(capabilities, { kernel, options: settings, hooks }) as HttpServices;
-  const http = createHttpApp(kernel, capabilities, services, {
-    maxBodyBytes: opts.http.maxBodyBytes,
-    requestTimeoutMs: opts.http.requestTimeoutMs,
-    version: VERSION,
-    onInternalError: opts.onInternalError ?? logInternalError,
-  });
+  // Built on the first `fetch`, `routes` or `openapi`: a host that only calls services or checks
+  // sessions never holds the router, its middleware and the OpenAPI registry (a larger heap for
+  // the garbage collector to walk on each of the host's own requests).
+  let http: HttpApp | undefined;
+  const httpApp = (): HttpApp =>
+    (http ??= createHttpApp(kernel, capabilities, services, {
+      maxBodyBytes: opts.http.maxBodyBytes,
+      requestTimeoutMs: opts.http.requestTimeoutMs,
+      version: VERSION,
+      onInternalError: opts.onInternalError ?? logInternalError,
+    }));
   // The services in the list's order, then what every Latchkey holds.
   const ordered = Object.fromEntries(
     capabilities.map((c) => [c.name, (services as Record<string, unknown>)[c.name]]),
   );
-  return { ...ordered, ...surface(http, opts.storage) };
+  return { ...ordered, ...surface(httpApp, opts.storage) };
 }
 
-function surface(http: HttpApp, storage: Storage) {
+function surface(http: () => HttpApp, storage: Storage) {
   return {
     storage,
     /** The `/v1` HTTP API as a Web-standard handler. `env.clientIp` feeds device fingerprints. */
     fetch: (request: Request, env: { clientIp?: string | undefined } = {}): Promise<Response> =>
-      Promise.resolve(http.fetch(request, env)),
+      Promise.resolve(http().fetch(request, env)),
     /** Every route served, as `METHOD /v1/path/{param}`. */
     routes: (): string[] => [
       ...new Set(
-        http.routes
-          .filter((r) => r.method !== 'ALL')
+        http()
+          .routes.filter((r) => r.method !== 'ALL')
           .map((r) => `${r.method} ${r.path.replace(/:([^/]+)/g, '{$1}')}`),
       ),
     ],
     /** The OpenAPI 3.1 document of the HTTP API. */
     openapi: () =>
-      http.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'Latchkey', version: VERSION } }),
+      http().getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'Latchkey', version: VERSION } }),
     close: () => storage.close(),
   };
 }

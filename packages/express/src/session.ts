@@ -72,15 +72,14 @@ export function revokeSession(
 function sessionMiddleware(latchkey: LatchkeySessions, options: SessionMiddlewareOptions, required: boolean) {
   const resolve = hostSessionResolver(latchkey, options);
   return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
-    const request = hostRequest(req);
     // A JWT verified before: the host's handler runs in this same tick, no promise in between.
-    const known = resolve.known(request);
+    const known = resolve.known(req.method, req.headers.authorization, req.headers.cookie);
     if (known !== undefined) {
       req.auth = known;
       next();
       return;
     }
-    resolve(request)
+    resolve(hostRequest(req))
       .then(({ session, setCookies }) => {
         appendCookies(res, setCookies);
         if (session.kind === 'session') {

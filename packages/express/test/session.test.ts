@@ -329,4 +329,41 @@ describe('requireSession on a JWT verified before', () => {
     expect(second.auth).toEqual(first.auth);
     expect(second.auth?.user_id).toBe(verify.body.user_id);
   });
+
+  it('takes the JWT cookie in the same tick on GET, never on a POST (which the CSRF check must see)', async () => {
+    const h = host(app.app_id);
+    const verify = await signIn(h, app.public_token, 'same-tick-cookie@example.com');
+    const jwt = verify.body.session_jwt as string;
+    const middleware = requireSession(latchkey, { app_id: app.app_id, cookies: true });
+    const cookieReq = (method: string) =>
+      ({
+        method,
+        protocol: 'http',
+        hostname: '127.0.0.1',
+        get: (name: string) => (name.toLowerCase() === 'host' ? '127.0.0.1' : undefined),
+        headers: { cookie: `latchkey_session_jwt=${jwt}`, origin: 'http://127.0.0.1', host: '127.0.0.1' },
+      }) as unknown as express.Request;
+    const res = { append: () => res } as unknown as express.Response;
+    const first = cookieReq('GET');
+    await new Promise<void>((resolve, reject) =>
+      middleware(first, res, (err?: unknown) => (err ? reject(err) : resolve())),
+    );
+    let getSync = false;
+    middleware(cookieReq('GET'), res, () => {
+      getSync = true;
+    });
+    expect(getSync).toBe(true);
+
+    const post = cookieReq('POST');
+    let postCalled = false;
+    const done = new Promise<void>((resolve, reject) =>
+      middleware(post, res, (err?: unknown) => {
+        postCalled = true;
+        return err ? reject(err) : resolve();
+      }),
+    );
+    expect(postCalled).toBe(false);
+    await done;
+    expect(post.auth?.user_id).toBe(verify.body.user_id);
+  });
 });

@@ -14,11 +14,23 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /** A session JWT has three base64url parts; a session token (`lks_…`) has none. */
 export const looksLikeJwt = (credential: string): boolean => JWT_SHAPE.test(credential);
 
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
 /** The session credential in an `Authorization: Bearer …` header, told apart by shape. */
 export function bearerCredential(authorization: string | null | undefined): SessionCredential | undefined {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+  const bearer = bearerValue(authorization);
   if (bearer === undefined) return undefined;
   return looksLikeJwt(bearer) ? { session_jwt: bearer } : { session_token: bearer };
+}
+
+/** The JWT an `Authorization: Bearer …` header carries; undefined for no bearer or a session token. */
+export function bearerJwt(authorization: string | null | undefined): string | undefined {
+  const bearer = bearerValue(authorization);
+  return bearer !== undefined && looksLikeJwt(bearer) ? bearer : undefined;
+}
+
+function bearerValue(authorization: string | null | undefined): string | undefined {
+  return authorization ? BEARER.exec(authorization)?.[1] : undefined;
 }
 
 /** A `Cookie` header's cookies (no cookie parser needed); the first of a repeated name wins. */

@@ -8,7 +8,7 @@ import {
   type SessionCookieOptions,
   sessionCookies,
 } from './cookies.js';
-import { bearerCredential, parseCookies, type SessionCredential } from './credentials.js';
+import { bearerCredential, bearerJwt, parseCookies, type SessionCredential } from './credentials.js';
 import { crossSiteRefused } from './csrf.js';
 
 /** The part of a latchkey instance the host session helpers need. */
@@ -81,22 +81,23 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
   /**
    * The session answered without a promise when that takes no work: in jwt mode, a JWT this
    * process verified before, sent as a bearer or (on GET and HEAD, which CSRF does not concern)
-   * as the JWT cookie. Undefined means "ask `resolveSession`", which then decides as ever.
+   * as the JWT cookie. Undefined means "ask `resolveSession`", which then decides as ever. Takes
+   * the request's parts, not a `HostRequest`: an adapter builds nothing per request to call it
+   * (building one per request, with getters holding the host's request, about doubled what the
+   * garbage collector's scavenges kept alive: docs/benchmarks.md, "The host process").
    */
-  const known = (request: HostRequest): SessionCheck | undefined => {
+  const known = (
+    method: string,
+    authorization: string | undefined,
+    cookie: string | undefined,
+  ): SessionCheck | undefined => {
     if (mode !== 'jwt') return undefined;
     const appId = appIdOf.known();
     if (appId === undefined) return undefined;
-    const authorization = request.header('authorization');
     let jwt: string | undefined;
-    if (authorization !== undefined) {
-      const bearer = bearerCredential(authorization);
-      if (bearer === undefined || !('session_jwt' in bearer)) return undefined;
-      jwt = bearer.session_jwt;
-    } else {
-      if (!cookies || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
-      jwt = parseCookies(request.header('cookie')).get(cookies.jwtName) || undefined;
-    }
+    if (authorization !== undefined) jwt = bearerJwt(authorization);
+    else if (cookies && (method === 'GET' || method === 'HEAD'))
+      jwt = parseCookies(cookie).get(cookies.jwtName) || undefined;
     return jwt === undefined ? undefined : latchkey.sessions.checkKnownJwt(appId, jwt);
   };
 
