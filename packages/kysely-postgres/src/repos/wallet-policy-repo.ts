@@ -14,6 +14,7 @@ import type {
 import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, WalletPoliciesTable, WalletSignaturesTable } from '../database.js';
 import { definedOnly, fromJson, toJson, toSeconds } from './columns.js';
+import { writeWithEvents } from './event-repo.js';
 import { inTransaction } from './in-transaction.js';
 
 const toPolicy = (row: Selectable<WalletPoliciesTable>): WalletPolicyRecord => ({
@@ -171,27 +172,34 @@ const toSignature = (row: Selectable<WalletSignaturesTable>): WalletSignatureRec
   created_at: toSeconds(row.created_at),
 });
 
+const signatureRow = (e: WalletSignatureRecord) => ({
+  id: e.id,
+  app_id: e.app_id,
+  wallet_id: e.wallet_id,
+  method: e.method,
+  chain: e.chain,
+  payload_digest: e.payload_digest,
+  decision: e.decision,
+  policy_id: e.policy_id,
+  rule_index: e.rule_index,
+  rule_kind: e.rule_kind,
+  error_type: e.error_type,
+  key_kind: e.key_kind,
+  created_at: e.created_at,
+});
+
 export function kyselyWalletSignatureRepo(db: LatchkeyDb): WalletSignatureRepo {
   return {
     async insert(e) {
-      await db
-        .insertInto('wallet_signatures')
-        .values({
-          id: e.id,
-          app_id: e.app_id,
-          wallet_id: e.wallet_id,
-          method: e.method,
-          chain: e.chain,
-          payload_digest: e.payload_digest,
-          decision: e.decision,
-          policy_id: e.policy_id,
-          rule_index: e.rule_index,
-          rule_kind: e.rule_kind,
-          error_type: e.error_type,
-          key_kind: e.key_kind,
-          created_at: e.created_at,
-        })
-        .execute();
+      await db.insertInto('wallet_signatures').values(signatureRow(e)).execute();
+    },
+
+    async insertWithEvents(e, events) {
+      await writeWithEvents(
+        db,
+        db.insertInto('wallet_signatures').values(signatureRow(e)).returning('id'),
+        events,
+      );
     },
 
     async list(appId, walletId, { limit, before }) {

@@ -1,4 +1,5 @@
 import {
+  type EventRecord,
   LatchkeyError,
   type SeedRecord,
   type SeedRepo,
@@ -9,7 +10,8 @@ import {
 } from '@latchkey/core';
 import type { Selectable } from 'kysely';
 import type { LatchkeyDb, SeedsTable, WalletsTable } from '../database.js';
-import { toSeconds } from './columns.js';
+import { isForeignKeyViolation, toSeconds } from './columns.js';
+import { writeWithEvents } from './event-repo.js';
 
 export const toWallet = (row: Selectable<WalletsTable>): WalletRecord => ({
   id: row.id,
@@ -73,28 +75,43 @@ export function kyselyWalletRepo(db: LatchkeyDb): WalletRepo {
     return row ? toWallet(row) : null;
   };
 
+  // The unique indexes (one default per user and type, one address per App and type) decide
+  // the race in one INSERT (with the events, when there are any, in the same statement); a
+  // loser reads what won. A row deleted between the two statements sends it round again. The
+  // user's foreign key says user_not_found: the caller does not read the user first.
+  const createDefault = async (wallet: WalletRecord, events: EventRecord[]) => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const insert = db
+        .insertInto('wallets')
+        .values(walletRow({ ...wallet, is_default: true }))
+        .onConflict((oc) => oc.doNothing())
+        .returningAll();
+      let inserted: Selectable<WalletsTable> | undefined;
+      try {
+        [inserted] = await writeWithEvents(db, insert, events);
+      } catch (err) {
+        if (isForeignKeyViolation(err, 'wallets_user_fkey')) throw new LatchkeyError('user_not_found');
+        throw err;
+      }
+      if (inserted) return { wallet: toWallet(inserted), created: true };
+      const existing =
+        (await getDefault(wallet.app_id, wallet.user_id, wallet.wallet_type)) ??
+        (await findByAddress(wallet.app_id, wallet.wallet_type, wallet.public_address));
+      if (existing) return { wallet: existing, created: false };
+    }
+    throw new LatchkeyError('internal_error', 'The default wallet kept changing; try again.');
+  };
+
   return {
     getDefault,
     findByAddress,
 
     async createDefaultIfAbsent(wallet) {
-      // The unique indexes (one default per user and type, one address per App and type) decide
-      // the race in one INSERT; a loser reads what won. A row deleted between the two statements
-      // sends it round again.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const inserted = await db
-          .insertInto('wallets')
-          .values(walletRow({ ...wallet, is_default: true }))
-          .onConflict((oc) => oc.doNothing())
-          .returningAll()
-          .executeTakeFirst();
-        if (inserted) return { wallet: toWallet(inserted), created: true };
-        const existing =
-          (await getDefault(wallet.app_id, wallet.user_id, wallet.wallet_type)) ??
-          (await findByAddress(wallet.app_id, wallet.wallet_type, wallet.public_address));
-        if (existing) return { wallet: existing, created: false };
-      }
-      throw new LatchkeyError('internal_error', 'The default wallet kept changing; try again.');
+      return createDefault(wallet, []);
+    },
+
+    async createDefaultIfAbsentWithEvents(wallet, events) {
+      return createDefault(wallet, events);
     },
 
     async insert(wallet) {
@@ -155,18 +172,25 @@ export function kyselySeedRepo(db: LatchkeyDb): SeedRepo {
     get,
 
     async insertIfAbsent(seed) {
-      const inserted = await db
-        .insertInto('seeds')
-        .values({
-          id: seed.id,
-          app_id: seed.app_id,
-          user_id: seed.user_id,
-          sealed_entropy: seed.sealed_entropy,
-          created_at: seed.created_at,
-        })
-        .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
-        .returningAll()
-        .executeTakeFirst();
+      let inserted: Selectable<SeedsTable> | undefined;
+      try {
+        inserted = await db
+          .insertInto('seeds')
+          .values({
+            id: seed.id,
+            app_id: seed.app_id,
+            user_id: seed.user_id,
+            sealed_entropy: seed.sealed_entropy,
+            created_at: seed.created_at,
+          })
+          .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
+          .returningAll()
+          .executeTakeFirst();
+      } catch (err) {
+        // The caller does not read the user first: the foreign key says there is none.
+        if (isForeignKeyViolation(err, 'seeds_user_fkey')) throw new LatchkeyError('user_not_found');
+        throw err;
+      }
       if (inserted) return toSeed(inserted);
       // Seeds are never deleted, so the row that won the conflict is there to read.
       const existing = await get(seed.app_id, seed.user_id);
