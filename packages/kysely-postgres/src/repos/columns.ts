@@ -16,9 +16,3 @@ export const toJson = (value: unknown): string => JSON.stringify(value);
 export function definedOnly<T extends object>(patch: T): Partial<T> {
   return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
-
-/** Whether `err` is Postgres refusing a row for the foreign key `constraint` (SQLSTATE 23503). */
-export function isForeignKeyViolation(err: unknown, constraint: string): boolean {
-  const e = err as { code?: unknown; constraint?: unknown } | null;
-  return e?.code === '23503' && e.constraint === constraint;
-}

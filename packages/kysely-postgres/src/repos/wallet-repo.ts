@@ -10,8 +10,14 @@ import {
 } from '@latchkey/core';
 import type { Selectable } from 'kysely';
 import type { LatchkeyDb, SeedsTable, WalletsTable } from '../database.js';
-import { isForeignKeyViolation, toSeconds } from './columns.js';
+import { toSeconds } from './columns.js';
 import { writeWithEvents } from './event-repo.js';
+
+/** Whether `err` is Postgres refusing a row for the foreign key `constraint` (SQLSTATE 23503). */
+export function isForeignKeyViolation(err: unknown, constraint: string): boolean {
+  const e = err as { code?: unknown; constraint?: unknown } | null;
+  return e?.code === '23503' && e.constraint === constraint;
+}
 
 export const toWallet = (row: Selectable<WalletsTable>): WalletRecord => ({
   id: row.id,
