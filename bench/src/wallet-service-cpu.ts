@@ -15,7 +15,8 @@ import { signingPrimitiveRates } from './ed25519-rate.js';
  * SQL statements sent per call, and this process's CPU time per call, besides calls per second.
  * `BENCH_WALLET_CALLS` calls per row (default 2000; creates: `BENCH_WALLET_CREATES`, default 300),
  * `BENCH_CONNECTIONS` in flight (default 10), `BENCH_ONLY=<regex>` to pick rows; on the storage
- * the example server would use (`DATABASE_URL`) and on memory storage.
+ * the example server would use (`DATABASE_URL`) and on memory storage (`BENCH_STORAGES`: `sql`,
+ * `memory` or both), with the signing primitives after (`BENCH_PRIMITIVES=0`: not).
  */
 const calls = Number(process.env.BENCH_WALLET_CALLS ?? 2000);
 const creates = Number(process.env.BENCH_WALLET_CREATES ?? 300);
@@ -129,8 +130,13 @@ async function rows(storage: Storage, label: string): Promise<Row[]> {
 const dataDir = await mkdtemp(path.join(tmpdir(), 'latchkey-bench-wallet-cpu-'));
 try {
   const { storage, description } = await openStorage({ ...configFromEnv(), dataDir });
-  const results = [...(await rows(storage, '')), ...(await rows(memoryStorage(), ', memory'))];
-  const primitives = await signingPrimitiveRates(3);
+  // BENCH_STORAGES=memory or =sql: one of the two only (for a profile of one).
+  const storages = process.env.BENCH_STORAGES ?? 'sql,memory';
+  const results = [
+    ...(storages.includes('sql') ? await rows(storage, '') : []),
+    ...(storages.includes('memory') ? await rows(memoryStorage(), ', memory') : []),
+  ];
+  const primitives = process.env.BENCH_PRIMITIVES === '0' ? [] : await signingPrimitiveRates(3);
   console.log(`\nWallet rows in process (${description}, and memory), ${concurrency} in flight`);
   console.table(Object.fromEntries(results.map(({ row: name, ...r }) => [name, r])));
   console.table(Object.fromEntries(primitives.map((p) => [p.name, { 'calls/s': p.requests_per_second }])));

@@ -1,5 +1,6 @@
 import type {
   ApiKeyKind,
+  EventRecord,
   PolicyRule,
   PolicyRuleKind,
   SignatureDecision,
@@ -15,6 +16,7 @@ import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, WalletPoliciesTable, WalletSignaturesTable } from '../database.js';
 import { definedOnly, fromJson, toJson, toSeconds } from './columns.js';
 import { writeWithEvents } from './event-repo.js';
+import { groupCommit } from './group-commit.js';
 import { inTransaction } from './in-transaction.js';
 
 const toPolicy = (row: Selectable<WalletPoliciesTable>): WalletPolicyRecord => ({
@@ -189,17 +191,28 @@ const signatureRow = (e: WalletSignatureRecord) => ({
 });
 
 export function kyselyWalletSignatureRepo(db: LatchkeyDb): WalletSignatureRepo {
+  const writeAll = async (entries: Array<{ entry: WalletSignatureRecord; events: EventRecord[] }>) => {
+    await writeWithEvents(
+      db,
+      db
+        .insertInto('wallet_signatures')
+        .values(entries.map((e) => signatureRow(e.entry)))
+        .returning('id'),
+      entries.flatMap((e) => e.events),
+    );
+  };
+  // Concurrent signatures' audit entries share a statement and its commit (each caller still
+  // waits for its own entry to be written). Inside a caller's transaction there is nothing to share.
+  const writeGrouped = db.isTransaction
+    ? (e: Parameters<typeof writeAll>[0][number]) => writeAll([e])
+    : groupCommit(writeAll);
   return {
     async insert(e) {
       await db.insertInto('wallet_signatures').values(signatureRow(e)).execute();
     },
 
-    async insertWithEvents(e, events) {
-      await writeWithEvents(
-        db,
-        db.insertInto('wallet_signatures').values(signatureRow(e)).returning('id'),
-        events,
-      );
+    async insertWithEvents(entry, events) {
+      await writeGrouped({ entry, events });
     },
 
     async list(appId, walletId, { limit, before }) {
