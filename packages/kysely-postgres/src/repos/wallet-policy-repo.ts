@@ -14,9 +14,9 @@ import type {
 } from '@latchkey/core';
 import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, WalletPoliciesTable, WalletSignaturesTable } from '../database.js';
+import { batched } from './batched.js';
 import { definedOnly, fromJson, toJson, toSeconds } from './columns.js';
 import { writeWithEvents } from './event-repo.js';
-import { groupCommit } from './group-commit.js';
 import { inTransaction } from './in-transaction.js';
 
 const toPolicy = (row: Selectable<WalletPoliciesTable>): WalletPolicyRecord => ({
@@ -191,7 +191,8 @@ const signatureRow = (e: WalletSignatureRecord) => ({
 });
 
 export function kyselyWalletSignatureRepo(db: LatchkeyDb): WalletSignatureRepo {
-  const writeAll = async (entries: Array<{ entry: WalletSignatureRecord; events: EventRecord[] }>) => {
+  type Entry = { entry: WalletSignatureRecord; events: EventRecord[] };
+  const writeAll = async (entries: Entry[]) => {
     await writeWithEvents(
       db,
       db
@@ -200,19 +201,18 @@ export function kyselyWalletSignatureRepo(db: LatchkeyDb): WalletSignatureRepo {
         .returning('id'),
       entries.flatMap((e) => e.events),
     );
+    return entries.map(() => undefined);
   };
-  // Concurrent signatures' audit entries share a statement and its commit (each caller still
-  // waits for its own entry to be written). Inside a caller's transaction there is nothing to share.
-  const writeGrouped = db.isTransaction
-    ? (e: Parameters<typeof writeAll>[0][number]) => writeAll([e])
-    : groupCommit(writeAll);
+  // Group commit: concurrent signatures' audit entries share a statement and its commit (each
+  // caller still waits for its own entry to be written). A caller's transaction shares nothing.
+  const write = db.isTransaction ? (e: Entry) => writeAll([e]) : batched(writeAll);
   return {
     async insert(e) {
       await db.insertInto('wallet_signatures').values(signatureRow(e)).execute();
     },
 
     async insertWithEvents(entry, events) {
-      await writeGrouped({ entry, events });
+      await write({ entry, events });
     },
 
     async list(appId, walletId, { limit, before }) {

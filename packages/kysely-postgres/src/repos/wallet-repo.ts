@@ -10,6 +10,7 @@ import {
 } from '@latchkey/core';
 import type { Selectable } from 'kysely';
 import type { LatchkeyDb, SeedsTable, WalletsTable } from '../database.js';
+import { batched } from './batched.js';
 import { toSeconds } from './columns.js';
 import { writeWithEvents } from './event-repo.js';
 
@@ -108,6 +109,23 @@ export function kyselyWalletRepo(db: LatchkeyDb): WalletRepo {
     throw new LatchkeyError('internal_error', 'The default wallet kept changing; try again.');
   };
 
+  // Every signature reads its wallet first: concurrent reads share one statement. Each caller
+  // gets its row only if it belongs to the caller's App, as the single read's WHERE did.
+  type Lookup = { appId: string; walletId: string };
+  const getAll = async (lookups: Lookup[]) => {
+    const rows = await db
+      .selectFrom('wallets')
+      .selectAll()
+      .where('id', 'in', [...new Set(lookups.map((l) => l.walletId))])
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return lookups.map(({ appId, walletId }) => {
+      const row = byId.get(walletId);
+      return row && row.app_id === appId ? toWallet(row) : null;
+    });
+  };
+  const get = db.isTransaction ? async (lookup: Lookup) => (await getAll([lookup]))[0]! : batched(getAll);
+
   return {
     getDefault,
     findByAddress,
@@ -130,15 +148,7 @@ export function kyselyWalletRepo(db: LatchkeyDb): WalletRepo {
       return { inserted: row !== undefined };
     },
 
-    async get(appId, walletId) {
-      const row = await db
-        .selectFrom('wallets')
-        .selectAll()
-        .where('app_id', '=', appId)
-        .where('id', '=', walletId)
-        .executeTakeFirst();
-      return row ? toWallet(row) : null;
-    },
+    get: (appId, walletId) => get({ appId, walletId }),
 
     async list(appId, { userId, limit, after }) {
       let query = db.selectFrom('wallets').selectAll().where('app_id', '=', appId);
