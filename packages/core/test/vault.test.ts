@@ -1,6 +1,6 @@
 import { createDecipheriv } from 'node:crypto';
 import { generateVaultKey, LatchkeyError, localKeyVault, sealedKeyVersion } from '@latchkey/core';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const str = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -19,7 +19,43 @@ async function expectVaultError(promise: Promise<unknown>, errorType: string) {
   expect((error as LatchkeyError).status).toBe(500);
 }
 
-describe('localKeyVault', () => {
+// The vault seals and opens on the runtime's node:crypto where it has one, on Web Crypto
+// elsewhere: every case runs on both, and a blob made by one opens with the other.
+const getBuiltinModule = process.getBuiltinModule;
+const withoutNodeCrypto = () => {
+  (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
+};
+const restoreNodeCrypto = () => {
+  process.getBuiltinModule = getBuiltinModule;
+};
+
+describe('localKeyVault: node:crypto and Web Crypto make and open the same blobs', () => {
+  afterEach(restoreNodeCrypto);
+
+  it('opens with either what the other sealed, and refuses the same tampering', async () => {
+    const onNode = localKeyVault({ keys: { 1: KEY_1 }, current: 1 });
+    withoutNodeCrypto();
+    const onWebCrypto = localKeyVault({ keys: { 1: KEY_1 }, current: 1 });
+    restoreNodeCrypto();
+    for (const [from, to] of [
+      [onNode, onWebCrypto],
+      [onWebCrypto, onNode],
+    ] as const) {
+      const sealed = await from.seal(text('either way'), CONTEXT);
+      expect(str(await to.open(sealed, CONTEXT))).toBe('either way');
+      await expectVaultError(to.open(sealed, 'another context'), 'vault_open_failed');
+      const flipped = sealed.slice(0, -2) + (sealed.at(-2) === 'A' ? 'B' : 'A') + sealed.at(-1);
+      await expectVaultError(to.open(flipped, CONTEXT), 'vault_open_failed');
+    }
+  });
+});
+
+describe.each(['node:crypto', 'Web Crypto'])('localKeyVault on %s', (engine) => {
+  beforeEach(() => {
+    if (engine === 'Web Crypto') withoutNodeCrypto();
+  });
+  afterEach(restoreNodeCrypto);
+
   it('opens what it sealed, for plaintexts of any length', async () => {
     const vault = localKeyVault({ keys: { 1: KEY_1 }, current: 1 });
     for (const length of [0, 1, 15, 16, 17, 32, 64, 1000]) {

@@ -31,6 +31,7 @@ export function memoryStorage(): Storage {
   const state = emptyState(journal);
   const exclusive = createMutex();
   const users = memoryUserRepo(state);
+  const userExists = (appId: string, userId: string) => state.users.get(userId)?.app_id === appId;
   const repos: Repos = {
     apps: memoryAppRepo(state),
     users: {
@@ -46,9 +47,9 @@ export function memoryStorage(): Storage {
     sessions: memorySessionRepo(state.sessions),
     signingKeys: memorySigningKeyRepo(state.signingKeys),
     rateLimits: memoryRateLimitRepo(state.rateLimits),
-    wallets: memoryWalletRepo(state.wallets, state.index),
+    wallets: memoryWalletRepo(state.wallets, state.index, userExists),
     totps: memoryTotpRepo(state.totps, state.recoveryCodes),
-    seeds: memorySeedRepo(state.seeds, state.index),
+    seeds: memorySeedRepo(state.seeds, state.index, userExists),
     webauthn: memoryWebAuthnRepo(state.webauthnCredentials, state.webauthnChallenges),
     walletChallenges: memoryWalletChallengeRepo(state.walletChallenges),
     walletPolicies: memoryWalletPolicyRepo(state.walletPolicies),

@@ -23,8 +23,11 @@ import type {
 } from '@latchkey/core';
 import { type Journal, journaledMap } from './journal.js';
 
-/** An audit-trail entry with its insertion order (ids made in one millisecond do not sort). */
-export type StoredSignature = WalletSignatureRecord & { seq: number };
+/**
+ * An audit-trail entry with its insertion order (ids made in one millisecond do not sort) and
+ * the id of the same wallet's entry before it.
+ */
+export type StoredSignature = WalletSignatureRecord & { seq: number; prev: string | null };
 
 /** Everything the memory Storage holds; one Map per table, keyed by id. */
 export interface MemoryState {
@@ -55,8 +58,8 @@ export interface MemoryState {
     walletAddresses: Map<string, { id: string }>;
     /** `app_id user_id` → the seed's id. */
     seedsByUser: Map<string, { id: string }>;
-    /** `app_id wallet_id` → the wallet's audit-trail entry ids, oldest first. */
-    signaturesByWallet: Map<string, string[]>;
+    /** `app_id wallet_id` → the wallet's newest audit-trail entry (each links to the one before). */
+    signaturesByWallet: Map<string, { id: string }>;
   };
   events: Map<string, EventRecord>;
   webhookEndpoints: Map<string, WebhookEndpointRecord>;

@@ -80,48 +80,40 @@ export function memoryWalletSpendRepo(rows: Map<string, WalletSpendRecord>): Wal
 }
 
 /**
- * The audit trail. Each wallet's entry ids are kept in insertion order, so a page newest first
- * is a walk back from the cursor: no scan of every App's entries and no sort per list.
+ * The audit trail. Each entry links to the wallet's entry before it and the index keeps each
+ * wallet's newest, so a page newest first is a walk back from the cursor (no scan, no sort), and
+ * an insert touches two small rows: inside a transaction the undo log copies those, not a list
+ * of every entry the wallet ever had (which made each signature slower as the trail grew).
  */
 export function memoryWalletSignatureRepo(
   rows: Map<string, StoredSignature>,
-  byWallet: Map<string, string[]>,
+  newest: Map<string, { id: string }>,
 ): WalletSignatureRepo {
   let seq = 0;
-  const strip = ({ seq: _, ...entry }: StoredSignature): WalletSignatureRecord => copy(entry);
+  const strip = ({ seq: _, prev: __, ...entry }: StoredSignature): WalletSignatureRecord => copy(entry);
   return {
     async insert(entry) {
       seq += 1;
-      rows.set(entry.id, { ...copy(entry), seq });
       const key = indexKey(entry.app_id, entry.wallet_id);
-      const ids = byWallet.get(key);
-      if (ids) ids.push(entry.id);
-      else byWallet.set(key, [entry.id]);
+      rows.set(entry.id, { ...copy(entry), seq, prev: newest.get(key)?.id ?? null });
+      newest.set(key, { id: entry.id });
     },
     async list(appId, walletId, { limit, before }) {
-      const ids = byWallet.get(indexKey(appId, walletId)) ?? [];
-      let end = ids.length;
+      let id = newest.get(indexKey(appId, walletId))?.id ?? null;
       if (before !== undefined) {
         const cursor = rows.get(before);
         if (!cursor || cursor.app_id !== appId) return { signatures: [], next_cursor: null };
-        end = firstAtOrAfter(ids, cursor.seq, (id) => rows.get(id)!.seq);
+        if (cursor.wallet_id === walletId) id = cursor.prev;
+        // Another wallet's entry: this wallet's entries made before it, as SQL pages by seq.
+        else while (id !== null && rows.get(id)!.seq >= cursor.seq) id = rows.get(id)!.prev;
       }
-      const page = ids
-        .slice(Math.max(0, end - limit), end)
-        .reverse()
-        .map((id) => strip(rows.get(id)!));
-      return { signatures: page, next_cursor: end > limit ? page.at(-1)!.id : null };
+      const page: WalletSignatureRecord[] = [];
+      while (id !== null && page.length < limit) {
+        const row = rows.get(id)!;
+        page.push(strip(row));
+        id = row.prev;
+      }
+      return { signatures: page, next_cursor: id !== null ? page.at(-1)!.id : null };
     },
   };
-}
-
-/** The first index in `ids` (ascending by `seqOf`) whose seq is at least `seq`. */
-function firstAtOrAfter(ids: string[], seq: number, seqOf: (id: string) => number): number {
-  let [lo, hi] = [0, ids.length];
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (seqOf(ids[mid]!) < seq) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -1,9 +1,22 @@
-import type { SeedRecord, SeedRepo, WalletRecord, WalletRepo } from '@latchkey/core';
+import {
+  LatchkeyError,
+  type SeedRecord,
+  type SeedRepo,
+  type WalletRecord,
+  type WalletRepo,
+} from '@latchkey/core';
 import { copy, indexKey, type MemoryState } from './state.js';
 
 type WalletIndexes = Pick<MemoryState['index'], 'walletDefaults' | 'walletAddresses'>;
 
-export function memoryWalletRepo(rows: Map<string, WalletRecord>, index: WalletIndexes): WalletRepo {
+/** Whether the App has this user: what the SQL storages' foreign keys check on insert. */
+export type UserExists = (appId: string, userId: string) => boolean;
+
+export function memoryWalletRepo(
+  rows: Map<string, WalletRecord>,
+  index: WalletIndexes,
+  userExists: UserExists,
+): WalletRepo {
   const defaultKey = (appId: string, userId: string, type: string) => indexKey(appId, userId, type);
   const addressKey = (appId: string, type: string, address: string) => indexKey(appId, type, address);
   const byIndex = (map: Map<string, { id: string }>, key: string) => {
@@ -30,6 +43,7 @@ export function memoryWalletRepo(rows: Map<string, WalletRecord>, index: WalletI
       if (existing) return { wallet: copy(existing), created: false };
       const taken = sameAddress(wallet);
       if (taken) return { wallet: copy(taken), created: false };
+      if (!userExists(wallet.app_id, wallet.user_id)) throw new LatchkeyError('user_not_found');
       store({ ...wallet, is_default: true });
       return { wallet: copy({ ...wallet, is_default: true }), created: true };
     },
@@ -68,6 +82,7 @@ export function memoryWalletRepo(rows: Map<string, WalletRecord>, index: WalletI
 export function memorySeedRepo(
   rows: Map<string, SeedRecord>,
   index: Pick<MemoryState['index'], 'seedsByUser'>,
+  userExists: UserExists,
 ): SeedRepo {
   const ofUser = (appId: string, userId: string) => {
     const id = index.seedsByUser.get(indexKey(appId, userId))?.id;
@@ -77,6 +92,7 @@ export function memorySeedRepo(
     async insertIfAbsent(seed) {
       const existing = ofUser(seed.app_id, seed.user_id);
       if (existing) return copy(existing);
+      if (!userExists(seed.app_id, seed.user_id)) throw new LatchkeyError('user_not_found');
       rows.set(seed.id, copy(seed));
       index.seedsByUser.set(indexKey(seed.app_id, seed.user_id), { id: seed.id });
       return copy(seed);

@@ -146,5 +146,25 @@ export function walletRepoCases(storage: () => Storage): void {
       const other = await setup();
       expect(await s.seeds.get(other.app.id, user.id)).toBeNull();
     });
+
+    it('says user_not_found for a user the App does not have, for a seed and a default wallet', async () => {
+      // wallets.create does not read the user first: these writes answer for it.
+      const { s, app } = await setup();
+      const other = await setup();
+      for (const userId of [uid('user'), other.user.id]) {
+        const seed = {
+          id: uid('seed'),
+          app_id: app.id,
+          user_id: userId,
+          sealed_entropy: 'x',
+          created_at: NOW,
+        };
+        await expect(s.seeds.insertIfAbsent(seed)).rejects.toMatchObject({ errorType: 'user_not_found' });
+        await expect(s.wallets.createDefaultIfAbsent(makeWallet(app.id, userId))).rejects.toMatchObject({
+          errorType: 'user_not_found',
+        });
+        expect(await s.seeds.get(app.id, userId)).toBeNull();
+      }
+    });
   });
 }

@@ -6,6 +6,7 @@ import { NETWORK, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { utf8 } from '../crypto/encoding.js';
 import { LatchkeyError } from '../errors.js';
 import { bytesEqual } from './bytes.js';
+import { secp256k1PublicKey } from './secp256k1-public.js';
 import type { Network } from './types.js';
 
 const sha256d = (bytes: Uint8Array) => sha256(sha256(bytes));
@@ -42,7 +43,7 @@ const ZERO8 = new Uint8Array(8);
  * BIP-143 signature hash is assembled directly here.
  */
 export function signBitcoinMessage(message: Uint8Array, privateKey: Uint8Array): string {
-  const publicKey = secp256k1.getPublicKey(privateKey, true);
+  const publicKey = secp256k1PublicKey(privateKey, true);
   const pkh = hash160(publicKey);
   const messageHash = sha256(concat(BIP322_TAG, BIP322_TAG, message));
   const toSpend = concat(

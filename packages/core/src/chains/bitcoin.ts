@@ -4,6 +4,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { base58check as base58checkWith, bech32, bech32m } from '@scure/base';
 import { invalidPrivateKey, parseHex, wipe } from './bytes.js';
 import { deriveSecp256k1, deriveSecp256k1Async } from './secp256k1-hd.js';
+import { secp256k1PublicKey } from './secp256k1-public.js';
 import type { ChainModule, ChainOptions, DerivedKey, Network } from './types.js';
 
 const base58check = base58checkWith(sha256);
@@ -47,7 +48,7 @@ function isValidBitcoinAddress(address: string, options?: ChainOptions): boolean
 }
 
 function keyFrom(privateKey: Uint8Array, path: string | null, options?: ChainOptions): DerivedKey {
-  const publicKey = secp256k1.getPublicKey(privateKey, true);
+  const publicKey = secp256k1PublicKey(privateKey, true);
   return { privateKey, publicKey, address: p2wpkhAddress(publicKey, options), path };
 }
 

@@ -4,6 +4,7 @@ import { hex } from '@scure/base';
 import { utf8 } from '../crypto/encoding.js';
 import { invalidPrivateKey, parseHex } from './bytes.js';
 import { deriveSecp256k1, deriveSecp256k1Async } from './secp256k1-hd.js';
+import { secp256k1PublicKey } from './secp256k1-public.js';
 import type { ChainModule, DerivedKey } from './types.js';
 
 const PATH = "m/44'/60'/0'/0/0";
@@ -39,7 +40,7 @@ function ethereumAddress(publicKey: Uint8Array): string {
 }
 
 function keyFrom(privateKey: Uint8Array, path: string | null): DerivedKey {
-  const publicKey = secp256k1.getPublicKey(privateKey, false);
+  const publicKey = secp256k1PublicKey(privateKey, false);
   return { privateKey, publicKey, address: ethereumAddress(publicKey), path };
 }
 

@@ -5,6 +5,7 @@ import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { utf8 } from '../crypto/encoding.js';
 import { wipe } from './bytes.js';
 import { bip39Seed, bip39SeedAsync } from './mnemonic.js';
+import { secp256k1PublicKey } from './secp256k1-public.js';
 
 const HARDENED = 0x80000000;
 const N = secp256k1.Point.Fn.ORDER;
@@ -43,7 +44,7 @@ export function secp256k1FromSeed(seed: Uint8Array, path: string): Uint8Array {
     if (index >= HARDENED) throw new Error(`BIP32: index out of range in ${path}`);
     const data = new Uint8Array(37);
     if (hardened) data.set(key, 1);
-    else data.set(secp256k1.getPublicKey(key, true));
+    else data.set(secp256k1PublicKey(key, true));
     new DataView(data.buffer).setUint32(33, hardened ? index + HARDENED : index);
     I = hmac(sha512, chainCode, data);
     wipe(data, chainCode);

@@ -6,6 +6,7 @@ type AnyMethod = (...args: unknown[]) => Promise<unknown>;
 type AnyRule = {
   when?: (...args: unknown[]) => boolean;
   events: (result: unknown, ...args: unknown[]) => ImpliedEvent[];
+  together?: { method: string; expected: (...args: unknown[]) => ImpliedEvent[] };
 };
 
 /**
@@ -35,8 +36,18 @@ export function recordingStorage(
       const repo = storage[repoName] as unknown as Record<string, AnyMethod>;
       const wrapped: Record<string, AnyMethod> = { ...repo };
       for (const [method, rule] of Object.entries(repoRules)) {
+        const together = rule.together && repo[rule.together.method];
         wrapped[method] = async (...args) => {
           if (rule.when && !rule.when(...args)) return repo[method]?.(...args);
+          if (together) {
+            const expected = rule.together!.expected(...args).map(stamp);
+            const result = await together(...args, expected);
+            // The repo wrote the expected events if and only if the write implies any.
+            const events = rule.events(result, ...args).length > 0 ? expected : [];
+            if (pending) pending.push(...events);
+            else if (events.length > 0) committed(events);
+            return result;
+          }
           if (pending) {
             const result = await repo[method]?.(...args);
             pending.push(...(await record(storage, rule.events(result, ...args))));

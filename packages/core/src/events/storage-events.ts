@@ -2,6 +2,8 @@ import type { Storage } from '../ports/storage.js';
 import type { SessionRecord } from '../sessions/repo.js';
 import type { EventType } from '../shared/event-types.js';
 import type { ContactRecord } from '../users/repo.js';
+import type { WalletSignatureRecord } from '../wallet-policies/repo.js';
+import type { WalletRecord } from '../wallets/repo.js';
 
 /** An event a storage write implies, before it gets its id and time. */
 export interface ImpliedEvent {
@@ -17,6 +19,13 @@ interface WriteRule<M extends Method> {
   /** Whether this call can imply an event at all; when not, it runs without a transaction of its own. */
   when?: (...args: Parameters<M>) => boolean;
   events: (result: Awaited<ReturnType<M>>, ...args: Parameters<M>) => ImpliedEvent[];
+  /**
+   * When the events follow from the arguments alone (the result only says whether there are
+   * any): `expected` builds them, and a repo that has `method` makes the write and writes them
+   * in one step (one SQL statement, not a transaction of several), only if the write took effect.
+   * A repo without `method` gets the transaction.
+   */
+  together?: { method: string; expected: (...args: Parameters<M>) => ImpliedEvent[] };
 }
 
 export type WriteRules = {
@@ -60,6 +69,27 @@ const sessionData = (s: SessionRecord) => ({
     method_id: f.method.method_id,
   })),
 });
+
+const signatureEvents = (entry: WalletSignatureRecord) =>
+  one(entry.app_id, entry.decision === 'allowed' ? 'signature.made' : 'signature.refused', {
+    wallet_id: entry.wallet_id,
+    signature_id: entry.id,
+    method: entry.method,
+    chain: entry.chain,
+    payload_digest: entry.payload_digest,
+    ...(entry.decision === 'refused'
+      ? { policy_id: entry.policy_id, rule_index: entry.rule_index, rule_kind: entry.rule_kind }
+      : {}),
+  });
+
+const walletCreated = (w: WalletRecord) =>
+  one(w.app_id, 'wallet.created', {
+    user_id: w.user_id,
+    wallet_id: w.id,
+    wallet_type: w.wallet_type,
+    public_address: w.public_address,
+    key_source: w.key_source,
+  });
 
 /**
  * Which storage writes are events. Kept at the storage boundary so that every code path making
@@ -117,17 +147,9 @@ export const writeRules: WriteRules = {
   walletSignatures: {
     insert: {
       when: (entry) => entry.decision !== 'failed',
-      events: (_r, entry) =>
-        one(entry.app_id, entry.decision === 'allowed' ? 'signature.made' : 'signature.refused', {
-          wallet_id: entry.wallet_id,
-          signature_id: entry.id,
-          method: entry.method,
-          chain: entry.chain,
-          payload_digest: entry.payload_digest,
-          ...(entry.decision === 'refused'
-            ? { policy_id: entry.policy_id, rule_index: entry.rule_index, rule_kind: entry.rule_kind }
-            : {}),
-        }),
+      events: (_r, entry) => signatureEvents(entry),
+      // Every signature's hot path: one statement, not begin, three inserts and commit.
+      together: { method: 'insertWithEvents', expected: (entry) => signatureEvents(entry) },
     },
   },
   wallets: {
@@ -144,16 +166,9 @@ export const writeRules: WriteRules = {
           : none,
     },
     createDefaultIfAbsent: {
-      events: (r) =>
-        r.created
-          ? one(r.wallet.app_id, 'wallet.created', {
-              user_id: r.wallet.user_id,
-              wallet_id: r.wallet.id,
-              wallet_type: r.wallet.wallet_type,
-              public_address: r.wallet.public_address,
-              key_source: r.wallet.key_source,
-            })
-          : none,
+      // Created, the stored row is the one passed in.
+      events: (r) => (r.created ? walletCreated(r.wallet) : none),
+      together: { method: 'createDefaultIfAbsentWithEvents', expected: (w) => walletCreated(w) },
     },
   },
 };

@@ -1,4 +1,5 @@
 import type { ApiKeyKind } from '../apps/repo.js';
+import type { EventRecord } from '../events/repo.js';
 import type { WalletType } from '../wallets/repo.js';
 import type { PolicyRule, PolicyRuleKind } from './rules.js';
 
@@ -99,6 +100,12 @@ export interface WalletSignaturePage {
 
 export interface WalletSignatureRepo {
   insert(entry: WalletSignatureRecord): Promise<void>;
+  /**
+   * Optional: `insert` and the events it implies (each with its webhook deliveries, as
+   * EventRepo.insert writes them) in one atomic step, so that a signature's audit entry costs
+   * one round trip to the database. Without it they are written in one transaction.
+   */
+  insertWithEvents?(entry: WalletSignatureRecord, events: EventRecord[]): Promise<void>;
   /**
    * The wallet's entries newest first (in insertion order, not by clock), before the entry
    * whose id is the cursor.

@@ -1,3 +1,5 @@
+import type { EventRecord } from '../events/repo.js';
+
 export const WALLET_TYPES = ['ethereum', 'solana', 'bitcoin', 'DOT', 'XLM'] as const;
 export type WalletType = (typeof WALLET_TYPES)[number];
 
@@ -54,9 +56,19 @@ export interface WalletRepo {
    * Atomically: inserts `wallet` as the user's default of its type unless one exists; returns
    * the default either way. Of concurrent callers in any number of processes, all get the same
    * row. `created: false` also when the App already has this address for this type (a default
-   * is then not created, and `wallet` is that existing row).
+   * is then not created, and `wallet` is that existing row). Throws `user_not_found` when the
+   * App has no such user (on SQL the foreign key says so: no read first).
    */
   createDefaultIfAbsent(wallet: WalletRecord): Promise<{ wallet: WalletRecord; created: boolean }>;
+  /**
+   * Optional: `createDefaultIfAbsent`, writing `events` (each with its webhook deliveries, as
+   * EventRepo.insert does) in the same atomic step if and only if the wallet was created. Without
+   * it the two are written in one transaction.
+   */
+  createDefaultIfAbsentWithEvents?(
+    wallet: WalletRecord,
+    events: EventRecord[],
+  ): Promise<{ wallet: WalletRecord; created: boolean }>;
   /** Inserts a non-default wallet; `inserted: false` when the App already has this address for this type. */
   insert(wallet: WalletRecord): Promise<{ inserted: boolean }>;
   get(appId: string, walletId: string): Promise<WalletRecord | null>;
@@ -70,7 +82,10 @@ export interface WalletRepo {
 }
 
 export interface SeedRepo {
-  /** Atomically stores the user's seed unless they have one; returns the user's seed either way. */
+  /**
+   * Atomically stores the user's seed unless they have one; returns the user's seed either way.
+   * Throws `user_not_found` when the App has no such user.
+   */
   insertIfAbsent(seed: SeedRecord): Promise<SeedRecord>;
   get(appId: string, userId: string): Promise<SeedRecord | null>;
 }

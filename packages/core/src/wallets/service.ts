@@ -173,7 +173,8 @@ export function walletService(
     async create(appId: string, input: { user_id: string; wallet_type: WalletType }): Promise<Wallet> {
       const found = await k.storage.wallets.getDefault(appId, input.user_id, input.wallet_type);
       if (found) return walletView(found);
-      await requireUser(appId, input.user_id);
+      // No read of the user first: storing the seed or the wallet says user_not_found (a foreign
+      // key on SQL), in the statement that has to run anyway.
       const app = await k.app(appId);
       const network = app.settings.wallets.network;
       const { seed, entropy } = await seedEntropy(appId, input.user_id);

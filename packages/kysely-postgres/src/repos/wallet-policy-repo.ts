@@ -1,5 +1,6 @@
 import type {
   ApiKeyKind,
+  EventRecord,
   PolicyRule,
   PolicyRuleKind,
   SignatureDecision,
@@ -13,7 +14,9 @@ import type {
 } from '@latchkey/core';
 import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, WalletPoliciesTable, WalletSignaturesTable } from '../database.js';
+import { batched } from './batched.js';
 import { definedOnly, fromJson, toJson, toSeconds } from './columns.js';
+import { writeWithEvents } from './event-repo.js';
 import { inTransaction } from './in-transaction.js';
 
 const toPolicy = (row: Selectable<WalletPoliciesTable>): WalletPolicyRecord => ({
@@ -171,27 +174,45 @@ const toSignature = (row: Selectable<WalletSignaturesTable>): WalletSignatureRec
   created_at: toSeconds(row.created_at),
 });
 
+const signatureRow = (e: WalletSignatureRecord) => ({
+  id: e.id,
+  app_id: e.app_id,
+  wallet_id: e.wallet_id,
+  method: e.method,
+  chain: e.chain,
+  payload_digest: e.payload_digest,
+  decision: e.decision,
+  policy_id: e.policy_id,
+  rule_index: e.rule_index,
+  rule_kind: e.rule_kind,
+  error_type: e.error_type,
+  key_kind: e.key_kind,
+  created_at: e.created_at,
+});
+
 export function kyselyWalletSignatureRepo(db: LatchkeyDb): WalletSignatureRepo {
+  type Entry = { entry: WalletSignatureRecord; events: EventRecord[] };
+  const writeAll = async (entries: Entry[]) => {
+    await writeWithEvents(
+      db,
+      db
+        .insertInto('wallet_signatures')
+        .values(entries.map((e) => signatureRow(e.entry)))
+        .returning('id'),
+      entries.flatMap((e) => e.events),
+    );
+    return entries.map(() => undefined);
+  };
+  // Group commit: concurrent signatures' audit entries share a statement and its commit (each
+  // caller still waits for its own entry to be written). A caller's transaction shares nothing.
+  const write = db.isTransaction ? (e: Entry) => writeAll([e]) : batched(writeAll);
   return {
     async insert(e) {
-      await db
-        .insertInto('wallet_signatures')
-        .values({
-          id: e.id,
-          app_id: e.app_id,
-          wallet_id: e.wallet_id,
-          method: e.method,
-          chain: e.chain,
-          payload_digest: e.payload_digest,
-          decision: e.decision,
-          policy_id: e.policy_id,
-          rule_index: e.rule_index,
-          rule_kind: e.rule_kind,
-          error_type: e.error_type,
-          key_kind: e.key_kind,
-          created_at: e.created_at,
-        })
-        .execute();
+      await db.insertInto('wallet_signatures').values(signatureRow(e)).execute();
+    },
+
+    async insertWithEvents(entry, events) {
+      await write({ entry, events });
     },
 
     async list(appId, walletId, { limit, before }) {

@@ -1,4 +1,5 @@
 import {
+  type EventRecord,
   LatchkeyError,
   type SeedRecord,
   type SeedRepo,
@@ -9,7 +10,15 @@ import {
 } from '@latchkey/core';
 import type { Selectable } from 'kysely';
 import type { LatchkeyDb, SeedsTable, WalletsTable } from '../database.js';
+import { batched } from './batched.js';
 import { toSeconds } from './columns.js';
+import { writeWithEvents } from './event-repo.js';
+
+/** Whether `err` is Postgres refusing a row for the foreign key `constraint` (SQLSTATE 23503). */
+export function isForeignKeyViolation(err: unknown, constraint: string): boolean {
+  const e = err as { code?: unknown; constraint?: unknown } | null;
+  return e?.code === '23503' && e.constraint === constraint;
+}
 
 export const toWallet = (row: Selectable<WalletsTable>): WalletRecord => ({
   id: row.id,
@@ -73,28 +82,60 @@ export function kyselyWalletRepo(db: LatchkeyDb): WalletRepo {
     return row ? toWallet(row) : null;
   };
 
+  // The unique indexes (one default per user and type, one address per App and type) decide
+  // the race in one INSERT (with the events, when there are any, in the same statement); a
+  // loser reads what won. A row deleted between the two statements sends it round again. The
+  // user's foreign key says user_not_found: the caller does not read the user first.
+  const createDefault = async (wallet: WalletRecord, events: EventRecord[]) => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const insert = db
+        .insertInto('wallets')
+        .values(walletRow({ ...wallet, is_default: true }))
+        .onConflict((oc) => oc.doNothing())
+        .returningAll();
+      let inserted: Selectable<WalletsTable> | undefined;
+      try {
+        [inserted] = await writeWithEvents(db, insert, events);
+      } catch (err) {
+        if (isForeignKeyViolation(err, 'wallets_user_fkey')) throw new LatchkeyError('user_not_found');
+        throw err;
+      }
+      if (inserted) return { wallet: toWallet(inserted), created: true };
+      const existing =
+        (await getDefault(wallet.app_id, wallet.user_id, wallet.wallet_type)) ??
+        (await findByAddress(wallet.app_id, wallet.wallet_type, wallet.public_address));
+      if (existing) return { wallet: existing, created: false };
+    }
+    throw new LatchkeyError('internal_error', 'The default wallet kept changing; try again.');
+  };
+
+  // Every signature reads its wallet first: concurrent reads share one statement. Each caller
+  // gets its row only if it belongs to the caller's App, as the single read's WHERE did.
+  type Lookup = { appId: string; walletId: string };
+  const getAll = async (lookups: Lookup[]) => {
+    const rows = await db
+      .selectFrom('wallets')
+      .selectAll()
+      .where('id', 'in', [...new Set(lookups.map((l) => l.walletId))])
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return lookups.map(({ appId, walletId }) => {
+      const row = byId.get(walletId);
+      return row && row.app_id === appId ? toWallet(row) : null;
+    });
+  };
+  const get = db.isTransaction ? async (lookup: Lookup) => (await getAll([lookup]))[0]! : batched(getAll);
+
   return {
     getDefault,
     findByAddress,
 
     async createDefaultIfAbsent(wallet) {
-      // The unique indexes (one default per user and type, one address per App and type) decide
-      // the race in one INSERT; a loser reads what won. A row deleted between the two statements
-      // sends it round again.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const inserted = await db
-          .insertInto('wallets')
-          .values(walletRow({ ...wallet, is_default: true }))
-          .onConflict((oc) => oc.doNothing())
-          .returningAll()
-          .executeTakeFirst();
-        if (inserted) return { wallet: toWallet(inserted), created: true };
-        const existing =
-          (await getDefault(wallet.app_id, wallet.user_id, wallet.wallet_type)) ??
-          (await findByAddress(wallet.app_id, wallet.wallet_type, wallet.public_address));
-        if (existing) return { wallet: existing, created: false };
-      }
-      throw new LatchkeyError('internal_error', 'The default wallet kept changing; try again.');
+      return createDefault(wallet, []);
+    },
+
+    async createDefaultIfAbsentWithEvents(wallet, events) {
+      return createDefault(wallet, events);
     },
 
     async insert(wallet) {
@@ -107,15 +148,7 @@ export function kyselyWalletRepo(db: LatchkeyDb): WalletRepo {
       return { inserted: row !== undefined };
     },
 
-    async get(appId, walletId) {
-      const row = await db
-        .selectFrom('wallets')
-        .selectAll()
-        .where('app_id', '=', appId)
-        .where('id', '=', walletId)
-        .executeTakeFirst();
-      return row ? toWallet(row) : null;
-    },
+    get: (appId, walletId) => get({ appId, walletId }),
 
     async list(appId, { userId, limit, after }) {
       let query = db.selectFrom('wallets').selectAll().where('app_id', '=', appId);
@@ -155,18 +188,25 @@ export function kyselySeedRepo(db: LatchkeyDb): SeedRepo {
     get,
 
     async insertIfAbsent(seed) {
-      const inserted = await db
-        .insertInto('seeds')
-        .values({
-          id: seed.id,
-          app_id: seed.app_id,
-          user_id: seed.user_id,
-          sealed_entropy: seed.sealed_entropy,
-          created_at: seed.created_at,
-        })
-        .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
-        .returningAll()
-        .executeTakeFirst();
+      let inserted: Selectable<SeedsTable> | undefined;
+      try {
+        inserted = await db
+          .insertInto('seeds')
+          .values({
+            id: seed.id,
+            app_id: seed.app_id,
+            user_id: seed.user_id,
+            sealed_entropy: seed.sealed_entropy,
+            created_at: seed.created_at,
+          })
+          .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
+          .returningAll()
+          .executeTakeFirst();
+      } catch (err) {
+        // The caller does not read the user first: the foreign key says there is none.
+        if (isForeignKeyViolation(err, 'seeds_user_fkey')) throw new LatchkeyError('user_not_found');
+        throw err;
+      }
       if (inserted) return toSeed(inserted);
       // Seeds are never deleted, so the row that won the conflict is there to read.
       const existing = await get(seed.app_id, seed.user_id);

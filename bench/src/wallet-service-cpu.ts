@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createLatchkey, type Storage } from '@latchkey/core';
+import { configFromEnv } from '@latchkey/example-express-server/config';
+import { openStorage } from '@latchkey/example-express-server/storage';
+import { memoryStorage } from '@latchkey/memory';
+import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import pg from 'pg';
+import { signingPrimitiveRates } from './ed25519-rate.js';
+
+/**
+ * The in-process wallet rows (issue 18) measured in what a loaded machine does not change much:
+ * SQL statements sent per call, and this process's CPU time per call, besides calls per second.
+ * `BENCH_WALLET_CALLS` calls per row (default 2000; creates: `BENCH_WALLET_CREATES`, default 300),
+ * `BENCH_CONNECTIONS` in flight (default 10), `BENCH_ONLY=<regex>` to pick rows; on the storage
+ * the example server would use (`DATABASE_URL`) and on memory storage (`BENCH_STORAGES`: `sql`,
+ * `memory` or both), with the signing primitives after (`BENCH_PRIMITIVES=0`: not).
+ */
+const calls = Number(process.env.BENCH_WALLET_CALLS ?? 2000);
+const creates = Number(process.env.BENCH_WALLET_CREATES ?? 300);
+const concurrency = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
+const WALLET_TYPES = ['ethereum', 'solana', 'bitcoin', 'DOT', 'XLM'] as const;
+
+let statements = 0;
+const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  statements++;
+  return query.apply(this, args);
+} as typeof pg.Client.prototype.query;
+
+interface Row {
+  row: string;
+  'calls/s': number;
+  'CPU µs/call': number;
+  'statements/call': number;
+  errors: number;
+}
+
+async function row(name: string, amount: number, op: (i: number) => Promise<unknown>): Promise<Row> {
+  let next = 0;
+  let errors = 0;
+  const statementsBefore = statements;
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const worker = async () => {
+    while (next < amount) {
+      const i = next++;
+      try {
+        await op(i);
+      } catch (err) {
+        if (errors++ === 0) console.error(`${name}:`, err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  return {
+    row: name,
+    'calls/s': Math.round(amount / elapsed),
+    'CPU µs/call': Math.round((cpu.user + cpu.system) / amount),
+    'statements/call': Number(((statements - statementsBefore) / amount).toFixed(2)),
+    errors,
+  };
+}
+
+async function rows(storage: Storage, label: string): Promise<Row[]> {
+  const latchkey = createLatchkey({ storage, secret: randomBytes(32).toString('base64url') });
+  try {
+    const { app_id } = await latchkey.apps.create({ name: 'bench wallets cpu' });
+    const users: string[] = [];
+    for (let i = 0; i < creates + WALLET_TYPES.length; i++)
+      users.push((await latchkey.users.create(app_id, {})).user_id);
+    const wallets = Object.fromEntries(
+      await Promise.all(
+        WALLET_TYPES.map(
+          async (wallet_type, i) =>
+            [
+              wallet_type,
+              await latchkey.wallets.create(app_id, { user_id: users[creates + i]!, wallet_type }),
+            ] as const,
+        ),
+      ),
+    );
+    const payer = new PublicKey(wallets.solana!.public_address);
+    const transaction = new Transaction({
+      feePayer: payer,
+      recentBlockhash: Keypair.generate().publicKey.toBase58(),
+    })
+      .add(SystemProgram.transfer({ fromPubkey: payer, toPubkey: Keypair.generate().publicKey, lamports: 1 }))
+      .serialize({ requireAllSignatures: false, verifySignatures: false })
+      .toString('base64');
+    const message = { message: 'Sign in to example.com\nNonce: 8f2a61c0', encoding: 'utf8' as const };
+    const out: Row[] = [];
+    const pick = (name: string) => !only || only.test(name);
+    const create = `wallets.create ethereum, new user${label}`;
+    if (pick(create))
+      out.push(
+        await row(create, creates, (i) =>
+          latchkey.wallets.create(app_id, { user_id: users[i]!, wallet_type: 'ethereum' }),
+        ),
+      );
+    for (const wallet_type of WALLET_TYPES) {
+      const name = `wallets.signMessage ${wallet_type}${label}`;
+      if (pick(name))
+        out.push(
+          await row(name, calls, () =>
+            latchkey.wallets.signMessage(app_id, wallets[wallet_type]!.id, message),
+          ),
+        );
+    }
+    const sign = `wallets.signTransaction solana${label}`;
+    if (pick(sign))
+      out.push(
+        await row(sign, calls, () =>
+          latchkey.wallets.signTransaction(app_id, wallets.solana!.id, {
+            sol_transaction: { transaction, encoding: 'base64' },
+          }),
+        ),
+      );
+    return out;
+  } finally {
+    await latchkey.close();
+  }
+}
+
+const dataDir = await mkdtemp(path.join(tmpdir(), 'latchkey-bench-wallet-cpu-'));
+try {
+  const { storage, description } = await openStorage({ ...configFromEnv(), dataDir });
+  // BENCH_STORAGES=memory or =sql: one of the two only (for a profile of one).
+  const storages = process.env.BENCH_STORAGES ?? 'sql,memory';
+  const results = [
+    ...(storages.includes('sql') ? await rows(storage, '') : []),
+    ...(storages.includes('memory') ? await rows(memoryStorage(), ', memory') : []),
+  ];
+  const primitives = process.env.BENCH_PRIMITIVES === '0' ? [] : await signingPrimitiveRates(3);
+  console.log(`\nWallet rows in process (${description}, and memory), ${concurrency} in flight`);
+  console.table(Object.fromEntries(results.map(({ row: name, ...r }) => [name, r])));
+  console.table(Object.fromEntries(primitives.map((p) => [p.name, { 'calls/s': p.requests_per_second }])));
+} finally {
+  await rm(dataDir, { recursive: true, force: true });
+}
