@@ -26,7 +26,10 @@ const MAX_AGE_SECONDS = '600';
 export function corsPolicy(options: CorsOptions) {
   const anyAppAllows = unionOfOrigins(options);
   /** The answer to a preflight, or undefined when the request is none. */
-  const preflight = async (c: Context<HttpEnv>, origin: string | undefined): Promise<Response | undefined> => {
+  const preflight = async (
+    c: Context<HttpEnv>,
+    origin: string | undefined,
+  ): Promise<Response | undefined> => {
     if (origin === undefined || c.req.method !== 'OPTIONS') return undefined;
     const requested = c.req.header('access-control-request-method');
     if (requested !== undefined) {
