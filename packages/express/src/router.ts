@@ -39,11 +39,10 @@ export interface LatchkeyRouterOptions {
 export function latchkeyRouter(latchkey: LatchkeyHandler, options: LatchkeyRouterOptions = {}): Router {
   const router = Router();
   const cookies = resolveCookieOptions(options.cookies);
-  // The guard and the call in one layer: each Express layer costs its dispatch on every request.
+  router.use(latchkeyRequestGuard());
   router.use((req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
-    if (refused(req, res)) return;
     latchkey
-      .fetch(toWebRequest(req), clientOf(req))
+      .fetch(toWebRequest(req), { clientIp: req.ip })
       .then(async (response) => {
         if (cookies && req.method === 'POST' && response.status === 200)
           appendCookies(
@@ -66,30 +65,15 @@ export function latchkeyRouter(latchkey: LatchkeyHandler, options: LatchkeyRoute
  */
 export function latchkeyRequestGuard() {
   return (req: ExpressRequest, res: ExpressResponse, next: NextFunction): void => {
-    if (!refused(req, res)) next();
-  };
-}
-
-/** Answers `req` when it is unservable (see below); true when it did. */
-function refused(req: ExpressRequest, res: ExpressResponse): boolean {
-  const refusal = unservable(req);
-  if (!refusal) return false;
-  settleUnreadBody(req, res);
-  answerError(res, refusal.status, refusal.error_type, refusal.error_message, {
-    ...(refusal.error_field ? { error_field: refusal.error_field } : {}),
-  });
-  return true;
-}
-
-/**
- * The client's address for the core, read only if a route asks (a rate limit by IP, a device
- * fingerprint): `req.ip` walks the trusted-proxy chain each time it is read.
- */
-function clientOf(req: ExpressRequest): { readonly clientIp: string | undefined } {
-  return {
-    get clientIp() {
-      return req.ip;
-    },
+    const refused = unservable(req);
+    if (!refused) {
+      next();
+      return;
+    }
+    settleUnreadBody(req, res);
+    answerError(res, refused.status, refused.error_type, refused.error_message, {
+      ...(refused.error_field ? { error_field: refused.error_field } : {}),
+    });
   };
 }
 

@@ -29,113 +29,15 @@ const hasBody = (method: string | undefined) => method !== 'GET' && method !== '
 
 function headersOf(view: LazyRequest): Headers {
   const { req, parsedBody } = view[SOURCE];
-  return new LazyHeaders(req, parsedBody !== undefined);
-}
-
-/** A body a host parser already read is passed on as text: its framing headers no longer apply. */
-const FRAMING = new Set(['content-length', 'transfer-encoding']);
-/** A header name as `Headers` accepts it (an RFC 9110 token). */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/**
- * Headers whose `get` and `has` read the Node request's parsed headers: the core asks for a few
- * headers by name, and copying every header into undici's list (a validation and a conversion
- * each) cost more than those lookups. Any other use (iteration, a change, `new Request` reading
- * it) first copies them in, then answers as Headers does. Node has already joined repeated
- * headers into one value (or, for a few, kept the first), as the copy would hold them.
- */
-class LazyHeaders extends Headers {
-  #req: IncomingMessage | undefined;
-  readonly #dropFraming: boolean;
-
-  constructor(req: IncomingMessage, dropFraming: boolean) {
-    super();
-    this.#req = req;
-    this.#dropFraming = dropFraming;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    // A body a host parser already read is passed on as text: its framing headers no longer apply.
+    if (parsedBody !== undefined && (name === 'content-length' || name === 'transfer-encoding')) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.append(name, value);
   }
-
-  #filled(): void {
-    const req = this.#req;
-    if (req === undefined) return;
-    this.#req = undefined;
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined || (this.#dropFraming && FRAMING.has(name))) continue;
-      if (Array.isArray(value)) for (const v of value) super.append(name, v);
-      else super.append(name, value);
-    }
-  }
-
-  /** The Node value of `name`, or undefined when it must be asked of the copied list. */
-  #direct(name: string): string | null | undefined {
-    const req = this.#req;
-    if (req === undefined || !TOKEN.test(name)) return undefined;
-    const lower = name.toLowerCase();
-    if (this.#dropFraming && FRAMING.has(lower)) return null;
-    const value = req.headers[lower];
-    if (value === undefined) return null;
-    return Array.isArray(value) ? value.join(', ') : value;
-  }
-
-  override get(name: string): string | null {
-    const direct = this.#direct(name);
-    if (direct !== undefined) return direct;
-    this.#filled();
-    return super.get(name);
-  }
-
-  override has(name: string): boolean {
-    const direct = this.#direct(name);
-    if (direct !== undefined) return direct !== null;
-    this.#filled();
-    return super.has(name);
-  }
-
-  override append(name: string, value: string): void {
-    this.#filled();
-    super.append(name, value);
-  }
-
-  override set(name: string, value: string): void {
-    this.#filled();
-    super.set(name, value);
-  }
-
-  override delete(name: string): void {
-    this.#filled();
-    super.delete(name);
-  }
-
-  override getSetCookie(): string[] {
-    this.#filled();
-    return super.getSetCookie();
-  }
-
-  override forEach(
-    callback: (value: string, name: string, parent: Headers) => void,
-    thisArg?: unknown,
-  ): void {
-    this.#filled();
-    super.forEach(callback, thisArg);
-  }
-
-  override entries(): HeadersIterator<[string, string]> {
-    this.#filled();
-    return super.entries();
-  }
-
-  override keys(): HeadersIterator<string> {
-    this.#filled();
-    return super.keys();
-  }
-
-  override values(): HeadersIterator<string> {
-    this.#filled();
-    return super.values();
-  }
-
-  override [Symbol.iterator](): HeadersIterator<[string, string]> {
-    return this.entries();
-  }
+  return headers;
 }
 
 function bodyOf(view: LazyRequest): ReadableStream<Uint8Array> | null {
