@@ -74,4 +74,49 @@ describe('webRequest: a Web Request view of a Node request', () => {
     );
     expect(seen).toEqual({ text: '{"parsed":true}', length: null });
   });
+
+  it('answers header lookups as a copied Headers would, before and after a copy is made', async () => {
+    const seen = await viewOf(
+      {
+        method: 'POST',
+        headers: { 'x-one': 'a', cookie: 'a=1', 'content-type': 'application/json' },
+        body: '{}',
+      },
+      async (r) => {
+        const h = r.headers;
+        const before = {
+          one: h.get('X-One'),
+          missing: h.get('x-missing'),
+          hasOne: h.has('x-one'),
+          // A host parser read the body: its framing headers are gone from the view.
+          length: h.get('content-length'),
+          hasLength: h.has('content-length'),
+        };
+        let invalid = '';
+        try {
+          h.get('not a name');
+        } catch (err) {
+          invalid = (err as Error).name;
+        }
+        h.set('x-two', 'b');
+        const after = { one: h.get('x-one'), two: h.get('x-two'), all: [...h].map(([k]) => k) };
+        // The real Request, built on demand, carries the same headers.
+        const real = new Request(r.url, { method: 'POST', headers: h, body: '{}' });
+        return { before, invalid, after, real: real.headers.get('x-two'), instance: h instanceof Headers };
+      },
+      '{}',
+    );
+    expect(seen).toEqual({
+      before: { one: 'a', missing: null, hasOne: true, length: null, hasLength: false },
+      invalid: 'TypeError',
+      after: {
+        one: 'a',
+        two: 'b',
+        all: expect.arrayContaining(['content-type', 'cookie', 'host', 'x-one', 'x-two']),
+      },
+      real: 'b',
+      instance: true,
+    });
+    expect((seen as { after: { all: string[] } }).after.all).not.toContain('content-length');
+  });
 });

@@ -1,26 +1,20 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { methodNotAllowed } from 'hono/method-not-allowed';
-import { timeout } from 'hono/timeout';
 import type { DefaultCapabilities } from '../capabilities.js';
 import type { AnyCapability, ServicesOf } from '../capability.js';
 import { LatchkeyError } from '../errors.js';
 import { APP_CACHE_SECONDS, type Kernel } from '../kernel.js';
-import { routeLimitMiddleware } from '../rate-limits/route-limits.js';
-import { corsMiddleware } from './cors.js';
+import { routeLimitCheck } from '../rate-limits/route-limits.js';
+import { cachingRouter } from './caching-router.js';
+import { corsPolicy } from './cors.js';
+import { deadlineRacer } from './deadline.js';
 import type { HttpApp, HttpEnv } from './env.js';
 import { errorResponse } from './error-body.js';
-import {
-  apiKeyMiddleware,
-  jsonBodyMiddleware,
-  requestIdMiddleware,
-  urlTextMiddleware,
-} from './middleware.js';
+import { apiKeyCheck, checkUrlText, jsonBodyReader, requestIds } from './middleware.js';
+import { requestPipeline } from './pipeline.js';
 import { routeTable } from './route-table.js';
-import { securityHeadersMiddleware } from './security-headers.js';
 import { OPENAPI_ROUTE, registerSystemRoutes } from './system-routes.js';
-import { useTextResponses } from './text-response.js';
 import { validationError } from './validation-hook.js';
 
 /** The services whose routes the app mounts: one per capability of the list, under its name. */
@@ -45,6 +39,7 @@ export function createHttpApp<C extends readonly AnyCapability[]>(
   options: HttpOptions,
 ): HttpApp {
   const app: HttpApp = new OpenAPIHono<HttpEnv>({
+    router: cachingRouter(),
     defaultHook: async (result, c) => {
       if (!result.success)
         throw validationError(result.error, result.target, await validatedInput(c, result.target));
@@ -52,42 +47,7 @@ export function createHttpApp<C extends readonly AnyCapability[]>(
   });
 
   const route = routeTable(app, [OPENAPI_ROUTE]);
-  app.use('*', async (c, next) => {
-    useTextResponses(c);
-    return next();
-  });
-  app.use('*', requestIdMiddleware(k.random));
-  app.use('*', securityHeadersMiddleware);
-  // Inside the request id and headers, so its answer carries both: turns the not-found answer for a known path into a 405.
-  app.use(
-    '*',
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (c, methods) => {
-        const res = errorResponse(c, new LatchkeyError('method_not_allowed'));
-        res.headers.set('allow', methods.join(', '));
-        return res;
-      },
-    }),
-  );
-  app.use(
-    '/v1/*',
-    corsMiddleware({ route, listApps: services.apps.list, now: k.now, cacheSeconds: APP_CACHE_SECONDS }),
-  );
-  // Hono's timeout rejects with an HTTPException; onError answers with the Latchkey error inside.
-  // The work under way is not cancelled, so the request may still take effect: the error says so.
-  app.use('/v1/*', timeout(options.requestTimeoutMs, timedOut));
-  app.use('/v1/*', urlTextMiddleware);
-  app.use('/v1/*', apiKeyMiddleware(services.apps, route.isOpen));
-  app.use('/v1/*', jsonBodyMiddleware(options.maxBodyBytes));
-  app.use('/v1/*', routeLimitMiddleware(k.rateLimiter, route));
-
-  registerSystemRoutes(app, { version: options.version });
-  const byName = services as Record<string, unknown>;
-  for (const capability of capabilities) capability.routes?.(app, byName[capability.name] as never);
-
-  app.notFound((c) => errorResponse(c, new LatchkeyError('route_not_found')));
-  app.onError((thrown, c) => {
+  const onError = (thrown: Error, c: Context<HttpEnv>) => {
     const err =
       thrown instanceof HTTPException && thrown.cause instanceof LatchkeyError ? thrown.cause : thrown;
     if (err instanceof HTTPException && err.status === 400) {
@@ -96,7 +56,34 @@ export function createHttpApp<C extends readonly AnyCapability[]>(
     if (!(err instanceof LatchkeyError) || err.status >= 500)
       options.onInternalError(err, c.get('requestId') ?? '');
     return errorResponse(c, err);
-  });
+  };
+  // One middleware for what every request passes through (pipeline.ts says why and in what order).
+  app.use(
+    '*',
+    requestPipeline({
+      app,
+      requestId: requestIds(k.random),
+      onError,
+      // The work under way is not cancelled when the time is up, so the request may still take
+      // effect: the error says so.
+      race: deadlineRacer(options.requestTimeoutMs),
+      timedOut,
+      cors: corsPolicy({ route, listApps: services.apps.list, now: k.now, cacheSeconds: APP_CACHE_SECONDS }),
+      checks: [
+        checkUrlText,
+        apiKeyCheck(services.apps, route.isOpen),
+        jsonBodyReader(options.maxBodyBytes),
+        routeLimitCheck(k.rateLimiter, route),
+      ],
+    }),
+  );
+
+  registerSystemRoutes(app, { version: options.version });
+  const byName = services as Record<string, unknown>;
+  for (const capability of capabilities) capability.routes?.(app, byName[capability.name] as never);
+
+  app.notFound((c) => errorResponse(c, new LatchkeyError('route_not_found')));
+  app.onError(onError);
   return app;
 }
 
@@ -107,4 +94,5 @@ async function validatedInput(c: Context<HttpEnv>, target: string): Promise<unkn
   return undefined;
 }
 
+// onError answers with the Latchkey error inside.
 const timedOut = () => new HTTPException(503, { cause: new LatchkeyError('request_timeout') });

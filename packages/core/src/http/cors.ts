@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppRecord } from '../apps/repo.js';
 import type { HttpEnv } from './env.js';
 import type { RouteInfo } from './route-table.js';
@@ -23,12 +23,16 @@ const MAX_AGE_SECONDS = '600';
  * the Authorization header, which the page sets itself. A preflight names no App, so it is
  * answered for an origin that any App lists; the answer to the real call then decides.
  */
-export function corsMiddleware(options: CorsOptions): MiddlewareHandler<HttpEnv> {
+export function corsPolicy(options: CorsOptions) {
   const anyAppAllows = unionOfOrigins(options);
-  return async (c, next) => {
-    const origin = c.req.header('origin');
+  /** The answer to a preflight, or undefined when the request is none. */
+  const preflight = async (
+    c: Context<HttpEnv>,
+    origin: string | undefined,
+  ): Promise<Response | undefined> => {
+    if (origin === undefined || c.req.method !== 'OPTIONS') return undefined;
     const requested = c.req.header('access-control-request-method');
-    if (c.req.method === 'OPTIONS' && origin !== undefined && requested !== undefined) {
+    if (requested !== undefined) {
       const route = options.route(requested, c.req.path);
       const headers = new Headers({
         vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
@@ -42,7 +46,10 @@ export function corsMiddleware(options: CorsOptions): MiddlewareHandler<HttpEnv>
       // Without the allow headers the browser refuses the call; the status does not matter to it.
       return c.body(null, 204, Object.fromEntries(headers));
     }
-    await next();
+    return undefined;
+  };
+  /** After the route: lets an allowed origin read the answer. */
+  const answer = async (c: Context<HttpEnv>, origin: string | undefined): Promise<void> => {
     if (origin === undefined || !options.route(c.req.method, c.req.path)?.publicToken) return;
     c.res.headers.append('vary', 'Origin');
     const app = c.get('app');
@@ -53,6 +60,7 @@ export function corsMiddleware(options: CorsOptions): MiddlewareHandler<HttpEnv>
     c.res.headers.set('access-control-allow-origin', origin);
     c.res.headers.set('access-control-expose-headers', EXPOSED_HEADERS);
   };
+  return { preflight, answer };
 }
 
 const allows = (app: AppRecord, origin: string) => app.settings.cors.allowed_origins.includes(origin);

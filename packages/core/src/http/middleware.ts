@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppService } from '../apps/service.js';
 import { newRequestId } from '../crypto/ids.js';
 import { readTextCapped } from '../crypto/read-capped.js';
@@ -7,16 +7,12 @@ import type { RandomSource } from '../ports/random.js';
 import type { HttpEnv } from './env.js';
 import { findUnstorableText, isStorableText, unstorableText } from './text-safety.js';
 
-type Middleware = MiddlewareHandler<HttpEnv>;
+type C = Context<HttpEnv>;
 
-export function requestIdMiddleware(random: RandomSource): Middleware {
+/** A new request id per call (the pipeline sets it on the context and on the answer). */
+export function requestIds(random: RandomSource): () => string {
   const pooled = pooledRandom(random, 12 * 256);
-  return async (c, next) => {
-    const id = newRequestId(pooled);
-    c.set('requestId', id);
-    await next();
-    c.res.headers.set('x-request-id', id);
-  };
+  return () => newRequestId(pooled);
 }
 
 /**
@@ -41,23 +37,22 @@ function pooledRandom(random: RandomSource, blockSize: number): RandomSource {
 const BEARER = /^Bearer +(\S+)\s*$/i;
 
 /** Resolves the App from `Authorization: Bearer <sk_…|pk_…>`; any valid key passes here. */
-export function apiKeyMiddleware(apps: AppService, isOpenPath: (path: string) => boolean): Middleware {
-  return async (c, next) => {
-    if (isOpenPath(c.req.path)) return next();
+export function apiKeyCheck(apps: AppService, isOpenPath: (path: string) => boolean) {
+  return async (c: C): Promise<void> => {
+    if (isOpenPath(c.req.path)) return;
     const key = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
     const found = key ? await apps.authenticateKey(key) : null;
     if (!found) throw new LatchkeyError('unauthorized');
     c.set('app', found.app);
     c.set('keyKind', found.kind);
-    return next();
   };
 }
 
 /** Path segments and query values: decodable, and free of what text columns cannot hold. */
-export const urlTextMiddleware: Middleware = async (c, next) => {
+export function checkUrlText(c: C): void {
   // A Request's URL is already serialized: any character a text column cannot hold (or a
   // malformed escape) would show as `%`. Without one there is nothing to decode or check.
-  if (!c.req.url.includes('%')) return next();
+  if (!c.req.url.includes('%')) return;
   const url = new URL(c.req.url);
   const parts: Array<[string, string]> = url.pathname.split('/').map((segment) => ['path', segment]);
   for (const [key, value] of url.searchParams) parts.push([key, value], [key, key]);
@@ -70,8 +65,7 @@ export const urlTextMiddleware: Middleware = async (c, next) => {
     }
     if (!isStorableText(text)) throw unstorableText(field);
   }
-  return next();
-};
+}
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
@@ -87,10 +81,10 @@ type BodyTextReader = (maxBytes: number, tooLarge: () => Error) => Promise<strin
  * For requests with a body: JSON only, at most `maxBytes` (counted as the bytes arrive, not
  * trusted from Content-Length), parsed once. Hono's body cache then serves the validator.
  */
-export function jsonBodyMiddleware(maxBytes: number): Middleware {
-  return async (c, next) => {
+export function jsonBodyReader(maxBytes: number) {
+  return async (c: C): Promise<void> => {
     const method = c.req.method;
-    if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH') return next();
+    if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH') return;
     if (!JSON_TYPE.test(c.req.header('content-type') ?? ''))
       throw new LatchkeyError('unsupported_media_type');
     const declared = Number(c.req.header('content-length') ?? 0);
@@ -110,7 +104,6 @@ export function jsonBodyMiddleware(maxBytes: number): Middleware {
     if (bad !== undefined) throw unstorableText(bad);
     // Hono caches bodies as promises keyed by reader; its type says otherwise.
     (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
-    return next();
   };
 }
 

@@ -57,16 +57,25 @@ export function routeTable(app: HttpApp, undocumented: UndocumentedRoute[] = [])
       rate: policy.key === 'public' ? policy.rate : undefined,
     }));
   };
+  // Answers for paths that name a route without parameters, remembered: those are bounded by
+  // the routes themselves, and every request asks (CORS, rate limits).
+  const literal = new Map<string, RouteInfo | undefined>();
+  let openPatterns: RegExp[] | undefined;
   const lookup = (method: string, path: string) => {
+    const memoKey = `${method} ${path}`;
+    if (literal.has(memoKey)) return literal.get(memoKey);
     table ??= build();
     const upper = method.toUpperCase();
     const found = table.find((r) => r.method === upper && r.pattern.test(path));
-    return found && { key: found.key, publicToken: found.publicToken, rate: found.rate };
+    const info = found && { key: found.key, publicToken: found.publicToken, rate: found.rate };
+    if (found && !found.key.includes('{')) literal.set(memoKey, info);
+    return info;
   };
   return Object.assign(lookup, {
     isOpen: (path: string) => {
       table ??= build();
-      return table.some((r) => r.open && r.pattern.test(path));
+      openPatterns ??= table.filter((r) => r.open).map((r) => r.pattern);
+      return openPatterns.some((pattern) => pattern.test(path));
     },
   });
 }

@@ -1,5 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js';
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppRecord } from '../apps/repo.js';
 import { toHex, utf8 } from '../crypto/encoding.js';
 import { LatchkeyError } from '../errors.js';
@@ -31,21 +31,20 @@ export function ruleFor(app: AppRecord, route: RouteInfo, keyKind: string): Appl
  * Per-route limits, after the key and the body are read and before the route's own checks
  * (a malformed guess counts like a wrong one). Answers 429 `rate_limited` with Retry-After.
  */
-export function routeLimitMiddleware(
+export function routeLimitCheck(
   limiter: RateLimiter,
   route: (method: string, path: string) => RouteInfo | undefined,
-): MiddlewareHandler<HttpEnv> {
-  return async (c, next) => {
+) {
+  return async (c: Context<HttpEnv>): Promise<void> => {
     const app = c.get('app');
     const info = app && route(c.req.method, c.req.path);
     const rule = info && ruleFor(app, info, c.get('keyKind'));
-    if (!rule) return next();
+    if (!rule) return;
     const subject = await subjectOf(rule.by, c.env?.clientIp, () => c.req.json());
     const key = `route:${app.id}:${info.key}:${rule.by}:${subject}`;
     const decision = await limiter.hit(key, rule.limit, rule.window_seconds);
     if (!decision.allowed)
       throw new LatchkeyError('rate_limited', undefined, { retryAfter: decision.retryAfter });
-    return next();
   };
 }
 
