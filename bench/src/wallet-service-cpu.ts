@@ -1,14 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createLatchkey, type Storage } from '@latchkey/core';
+import type { Storage } from '@latchkey/core';
 import { configFromEnv } from '@latchkey/example-express-server/config';
 import { openStorage } from '@latchkey/example-express-server/storage';
 import { memoryStorage } from '@latchkey/memory';
-import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import pg from 'pg';
 import { signingPrimitiveRates } from './ed25519-rate.js';
+import { WALLET_TYPES, walletFixture } from './wallet-fixture.js';
 
 /**
  * The in-process wallet rows (issue 18) measured in what a loaded machine does not change much:
@@ -22,7 +21,6 @@ const calls = Number(process.env.BENCH_WALLET_CALLS ?? 2000);
 const creates = Number(process.env.BENCH_WALLET_CREATES ?? 300);
 const concurrency = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
-const WALLET_TYPES = ['ethereum', 'solana', 'bitcoin', 'DOT', 'XLM'] as const;
 
 let statements = 0;
 const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
@@ -68,32 +66,12 @@ async function row(name: string, amount: number, op: (i: number) => Promise<unkn
 }
 
 async function rows(storage: Storage, label: string): Promise<Row[]> {
-  const latchkey = createLatchkey({ storage, secret: randomBytes(32).toString('base64url') });
+  const { latchkey, app_id, users, wallets, transaction, message } = await walletFixture(
+    storage,
+    'bench wallets cpu',
+    creates,
+  );
   try {
-    const { app_id } = await latchkey.apps.create({ name: 'bench wallets cpu' });
-    const users: string[] = [];
-    for (let i = 0; i < creates + WALLET_TYPES.length; i++)
-      users.push((await latchkey.users.create(app_id, {})).user_id);
-    const wallets = Object.fromEntries(
-      await Promise.all(
-        WALLET_TYPES.map(
-          async (wallet_type, i) =>
-            [
-              wallet_type,
-              await latchkey.wallets.create(app_id, { user_id: users[creates + i]!, wallet_type }),
-            ] as const,
-        ),
-      ),
-    );
-    const payer = new PublicKey(wallets.solana!.public_address);
-    const transaction = new Transaction({
-      feePayer: payer,
-      recentBlockhash: Keypair.generate().publicKey.toBase58(),
-    })
-      .add(SystemProgram.transfer({ fromPubkey: payer, toPubkey: Keypair.generate().publicKey, lamports: 1 }))
-      .serialize({ requireAllSignatures: false, verifySignatures: false })
-      .toString('base64');
-    const message = { message: 'Sign in to example.com\nNonce: 8f2a61c0', encoding: 'utf8' as const };
     const out: Row[] = [];
     const pick = (name: string) => !only || only.test(name);
     const create = `wallets.create ethereum, new user${label}`;
@@ -108,7 +86,7 @@ async function rows(storage: Storage, label: string): Promise<Row[]> {
       if (pick(name))
         out.push(
           await row(name, calls, () =>
-            latchkey.wallets.signMessage(app_id, wallets[wallet_type]!.id, message),
+            latchkey.wallets.signMessage(app_id, wallets[wallet_type].id, message),
           ),
         );
     }
@@ -116,7 +94,7 @@ async function rows(storage: Storage, label: string): Promise<Row[]> {
     if (pick(sign))
       out.push(
         await row(sign, calls, () =>
-          latchkey.wallets.signTransaction(app_id, wallets.solana!.id, {
+          latchkey.wallets.signTransaction(app_id, wallets.solana.id, {
             sol_transaction: { transaction, encoding: 'base64' },
           }),
         ),

@@ -1,17 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createLatchkey, type Storage } from '@latchkey/core';
+import type { Storage } from '@latchkey/core';
 import { configFromEnv } from '@latchkey/example-express-server/config';
 import { openStorage } from '@latchkey/example-express-server/storage';
 import { memoryStorage } from '@latchkey/memory';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import type { Measurement, Target } from './measure.js';
+import { WALLET_TYPES, walletFixture } from './wallet-fixture.js';
 
 type Call = (method: string, route: string, body?: unknown) => Promise<Record<string, string>>;
-
-const WALLET_TYPES = ['ethereum', 'solana', 'bitcoin', 'DOT', 'XLM'] as const;
 
 /**
  * wallets/create for each type (each request a user without that wallet yet, so every one
@@ -187,32 +185,12 @@ async function serviceRates(
   label: string,
   { seconds, concurrency, creates }: { seconds: number; concurrency: number; creates: number },
 ): Promise<Measurement[]> {
-  const latchkey = createLatchkey({ storage, secret: randomBytes(32).toString('base64url') });
+  const { latchkey, app_id, users, wallets, transaction, message } = await walletFixture(
+    storage,
+    'bench wallets in process',
+    creates,
+  );
   try {
-    const { app_id } = await latchkey.apps.create({ name: 'bench wallets in process' });
-    const users: string[] = [];
-    for (let i = 0; i < creates + WALLET_TYPES.length; i++)
-      users.push((await latchkey.users.create(app_id, {})).user_id);
-    const wallets = Object.fromEntries(
-      await Promise.all(
-        WALLET_TYPES.map(
-          async (wallet_type, i) =>
-            [
-              wallet_type,
-              await latchkey.wallets.create(app_id, { user_id: users[creates + i]!, wallet_type }),
-            ] as const,
-        ),
-      ),
-    );
-    const payer = new PublicKey(wallets.solana!.public_address);
-    const transaction = new Transaction({
-      feePayer: payer,
-      recentBlockhash: Keypair.generate().publicKey.toBase58(),
-    })
-      .add(SystemProgram.transfer({ fromPubkey: payer, toPubkey: Keypair.generate().publicKey, lamports: 1 }))
-      .serialize({ requireAllSignatures: false, verifySignatures: false })
-      .toString('base64');
-    const message = { message: 'Sign in to example.com\nNonce: 8f2a61c0', encoding: 'utf8' as const };
     const rows: Measurement[] = [
       await inProcessRate(
         `wallets.create ethereum, ${creates} new users (in process${label})`,
@@ -225,7 +203,7 @@ async function serviceRates(
         await inProcessRate(
           `wallets.signMessage ${wallet_type} (in process${label})`,
           { seconds, concurrency },
-          () => latchkey.wallets.signMessage(app_id, wallets[wallet_type]!.id, message),
+          () => latchkey.wallets.signMessage(app_id, wallets[wallet_type].id, message),
         ),
       );
     }
@@ -234,7 +212,7 @@ async function serviceRates(
         `wallets.signTransaction solana (in process${label})`,
         { seconds, concurrency },
         () =>
-          latchkey.wallets.signTransaction(app_id, wallets.solana!.id, {
+          latchkey.wallets.signTransaction(app_id, wallets.solana.id, {
             sol_transaction: { transaction, encoding: 'base64' },
           }),
       ),

@@ -1,6 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { concatBytes } from '@noble/hashes/utils.js';
 import { base64, bech32 } from '@scure/base';
 import { NETWORK, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { utf8 } from '../crypto/encoding.js';
@@ -11,15 +12,6 @@ import type { Network } from './types.js';
 
 const sha256d = (bytes: Uint8Array) => sha256(sha256(bytes));
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 const hash160 = (publicKey: Uint8Array) =>
   ripemd160(sha256(secp256k1.Point.fromBytes(publicKey).toBytes(true)));
@@ -29,7 +21,7 @@ export function p2wpkhScriptOf(address: string): Uint8Array {
   const { words } = bech32.decode(address as `${string}1${string}`);
   const program = bech32.fromWords(words.slice(1));
   if (words[0] !== 0 || program.length !== 20) throw new Error('Not a P2WPKH address.');
-  return concat(Uint8Array.of(0x00, 0x14), program);
+  return concatBytes(Uint8Array.of(0x00, 0x14), program);
 }
 
 const BIP322_TAG = sha256(utf8('BIP0322-signed-message'));
@@ -45,8 +37,8 @@ const ZERO8 = new Uint8Array(8);
 export function signBitcoinMessage(message: Uint8Array, privateKey: Uint8Array): string {
   const publicKey = secp256k1PublicKey(privateKey, true);
   const pkh = hash160(publicKey);
-  const messageHash = sha256(concat(BIP322_TAG, BIP322_TAG, message));
-  const toSpend = concat(
+  const messageHash = sha256(concatBytes(BIP322_TAG, BIP322_TAG, message));
+  const toSpend = concatBytes(
     ZERO4, // version 0
     Uint8Array.of(1), // one input: 0000…00:0xFFFFFFFF, scriptSig OP_0 PUSH32 message hash, sequence 0
     new Uint8Array(32),
@@ -60,9 +52,9 @@ export function signBitcoinMessage(message: Uint8Array, privateKey: Uint8Array):
     pkh,
     ZERO4, // lock time 0
   );
-  const outpoint = concat(sha256d(toSpend), ZERO4);
+  const outpoint = concatBytes(sha256d(toSpend), ZERO4);
   const sighash = sha256d(
-    concat(
+    concatBytes(
       ZERO4, // to_sign version 0
       sha256d(outpoint), // hashPrevouts
       sha256d(ZERO4), // hashSequence
@@ -72,13 +64,13 @@ export function signBitcoinMessage(message: Uint8Array, privateKey: Uint8Array):
       Uint8Array.of(0x88, 0xac),
       ZERO8, // the amount spent: 0
       ZERO4, // sequence 0
-      sha256d(concat(ZERO8, Uint8Array.of(1, 0x6a))), // hashOutputs: one OP_RETURN of 0
+      sha256d(concatBytes(ZERO8, Uint8Array.of(1, 0x6a))), // hashOutputs: one OP_RETURN of 0
       ZERO4, // lock time 0
       Uint8Array.of(1, 0, 0, 0), // SIGHASH_ALL
     ),
   );
   const der = secp256k1.sign(sighash, privateKey, { prehash: false, lowS: true, format: 'der' });
-  const witness = concat(
+  const witness = concatBytes(
     Uint8Array.of(2, der.length + 1),
     der,
     Uint8Array.of(0x01),

@@ -1,3 +1,4 @@
+import { concatBytes } from '@noble/hashes/utils.js';
 import { TAG_BYTES } from './sealed-format.js';
 
 /**
@@ -36,15 +37,6 @@ interface NodeCrypto {
   createSecretKey(key: Uint8Array): unknown;
 }
 
-function join(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 export function nodeAesGcm(): AesGcm | undefined {
   const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
@@ -63,7 +55,7 @@ export function nodeAesGcm(): AesGcm | undefined {
       const cipher = node.createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(aad);
       const body = [cipher.update(plaintext), cipher.final(), cipher.getAuthTag()];
-      const out = join(body);
+      const out = concatBytes(...body);
       for (const part of body) part.fill(0);
       return out;
     },
@@ -72,7 +64,7 @@ export function nodeAesGcm(): AesGcm | undefined {
       decipher.setAAD(aad);
       decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
       const body = [decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()];
-      const out = join(body);
+      const out = concatBytes(...body);
       for (const part of body) part.fill(0);
       return out;
     },
