@@ -12,7 +12,6 @@ import type { Network } from './types.js';
 
 const sha256d = (bytes: Uint8Array) => sha256(sha256(bytes));
 
-
 const hash160 = (publicKey: Uint8Array) =>
   ripemd160(sha256(secp256k1.Point.fromBytes(publicKey).toBytes(true)));
 

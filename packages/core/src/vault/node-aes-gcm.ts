@@ -37,7 +37,6 @@ interface NodeCrypto {
   createSecretKey(key: Uint8Array): unknown;
 }
 
-
 export function nodeAesGcm(): AesGcm | undefined {
   const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   let crypto: NodeCrypto | undefined;
