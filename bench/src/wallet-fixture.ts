@@ -34,14 +34,7 @@ export async function walletFixture(storage: Storage, name: string, creates: num
       ),
     ),
   ) as unknown as WalletFixture['wallets'];
-  const payer = new PublicKey(wallets.solana.public_address);
-  const transaction = new Transaction({
-    feePayer: payer,
-    recentBlockhash: Keypair.generate().publicKey.toBase58(),
-  })
-    .add(SystemProgram.transfer({ fromPubkey: payer, toPubkey: Keypair.generate().publicKey, lamports: 1 }))
-    .serialize({ requireAllSignatures: false, verifySignatures: false })
-    .toString('base64');
+  const transaction = unsignedTransfer(wallets.solana.public_address);
   return {
     latchkey,
     app_id,
@@ -50,4 +43,13 @@ export async function walletFixture(storage: Storage, name: string, creates: num
     transaction,
     message: { message: 'Sign in to example.com\nNonce: 8f2a61c0', encoding: 'utf8' },
   };
+}
+
+/** An unsigned one-lamport Solana transfer paid by `payerAddress`, base64: what the signing rows sign. */
+export function unsignedTransfer(payerAddress: string): string {
+  const payer = new PublicKey(payerAddress);
+  return new Transaction({ feePayer: payer, recentBlockhash: Keypair.generate().publicKey.toBase58() })
+    .add(SystemProgram.transfer({ fromPubkey: payer, toPubkey: Keypair.generate().publicKey, lamports: 1 }))
+    .serialize({ requireAllSignatures: false, verifySignatures: false })
+    .toString('base64');
 }

@@ -5,9 +5,8 @@ import type { Storage } from '@latchkey/core';
 import { configFromEnv } from '@latchkey/example-express-server/config';
 import { openStorage } from '@latchkey/example-express-server/storage';
 import { memoryStorage } from '@latchkey/memory';
-import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import type { Measurement, Target } from './measure.js';
-import { WALLET_TYPES, walletFixture } from './wallet-fixture.js';
+import { unsignedTransfer, WALLET_TYPES, walletFixture } from './wallet-fixture.js';
 
 type Call = (method: string, route: string, body?: unknown) => Promise<Record<string, string>>;
 
@@ -57,14 +56,7 @@ export async function walletTargets(
     id: string;
     public_address: string;
   };
-  const payer = new PublicKey(signer.public_address);
-  const transaction = new Transaction({
-    feePayer: payer,
-    recentBlockhash: Keypair.generate().publicKey.toBase58(),
-  })
-    .add(SystemProgram.transfer({ fromPubkey: payer, toPubkey: Keypair.generate().publicKey, lamports: 1 }))
-    .serialize({ requireAllSignatures: false, verifySignatures: false })
-    .toString('base64');
+  const transaction = unsignedTransfer(signer.public_address);
 
   const headers = { authorization: `Bearer ${secretKey}` };
   const perType = WALLET_TYPES.filter((t) => t !== 'ethereum' && t !== 'solana');
