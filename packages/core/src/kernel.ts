@@ -9,6 +9,7 @@ import type { RandomSource } from './ports/random.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Sender } from './ports/sender.js';
 import type { Storage } from './ports/storage.js';
+import { expiringReads } from './shared/expiring-reads.js';
 
 /** What every service is built from: the ports, resolved once by `createLatchkey`. */
 export interface Kernel {
@@ -41,32 +42,20 @@ export const APP_CACHE_SECONDS = 5;
 
 export function createKernel(ports: Omit<Kernel, 'now' | 'id' | 'app' | 'forgetApp'>): Kernel {
   const now = () => nowSeconds(ports.clock);
-  // The read itself is remembered while it runs: when an App's entry expires under load, the
-  // requests in flight share one read (and one parse of its settings) instead of each reading.
-  const apps = new Map<string, { app: Promise<AppRecord>; until: number }>();
+  const apps = expiringReads<string, AppRecord>({
+    read: async (appId) => {
+      const app = await ports.storage.apps.get(appId);
+      if (!app) throw new LatchkeyError('app_not_found');
+      return app;
+    },
+    now,
+    seconds: APP_CACHE_SECONDS,
+  });
   return {
     ...ports,
     now,
     id: (prefix) => newId(prefix, ports.clock, ports.random),
-    app(appId) {
-      const cached = apps.get(appId);
-      if (cached && cached.until > now()) return cached.app;
-      const entry = {
-        app: ports.storage.apps.get(appId).then((app) => {
-          if (!app) throw new LatchkeyError('app_not_found');
-          return app;
-        }),
-        until: now() + APP_CACHE_SECONDS,
-      };
-      apps.set(appId, entry);
-      // A failed read (no such App, storage down) is not remembered.
-      entry.app.catch(() => {
-        if (apps.get(appId) === entry) apps.delete(appId);
-      });
-      return entry.app;
-    },
-    forgetApp: (appId) => {
-      apps.delete(appId);
-    },
+    app: (appId) => apps.get(appId),
+    forgetApp: (appId) => apps.forget(appId),
   };
 }

@@ -3,6 +3,7 @@ import { newSecret } from '../crypto/ids.js';
 import { LatchkeyError } from '../errors.js';
 import { validationError } from '../http/validation-hook.js';
 import { APP_CACHE_SECONDS, type Kernel } from '../kernel.js';
+import { expiringReads } from '../shared/expiring-reads.js';
 import type { ApiKeyKind, AppRecord } from './repo.js';
 import {
   type AppKeys,
@@ -30,10 +31,18 @@ export function appService(k: Kernel) {
   // Every request presents a key: remembering recent answers saves a database round trip each.
   // A key rotated in another process keeps working here for at most APP_CACHE_SECONDS. Keyed by
   // the key as presented (the regex bounds its length), so a remembered answer costs no HMAC.
-  // The lookup itself is remembered while it runs: when the answer expires under load, the
-  // requests in flight share one read instead of each reading (and parsing the settings).
+  // Unknown keys are remembered too, so guessing costs no database work; a grace-period key only
+  // until it expires.
   type KeyAnswer = { app: AppRecord; kind: ApiKeyKind } | null;
-  const keyCache = new Map<string, { found: Promise<KeyAnswer>; until: number }>();
+  const keyAnswers = expiringReads<string, KeyAnswer>({
+    read: (key, now) => lookUpKey(key, now),
+    now: k.now,
+    seconds: APP_CACHE_SECONDS,
+    lifetime: (found, until) => {
+      const expires = found?.app.previous_secret_key_expires_at;
+      return expires && expires > k.now() ? Math.min(expires, until) : until;
+    },
+  });
 
   async function lookUpKey(key: string, now: number): Promise<KeyAnswer> {
     const found = await k.storage.apps.findByKeyHash(hashKey(key), now);
@@ -116,7 +125,7 @@ export function appService(k: Kernel) {
         previous_secret_key_expires_at: grace > 0 ? now + grace : null,
         updated_at: now,
       });
-      keyCache.clear();
+      keyAnswers.clear();
       k.forgetApp(appId);
       return { app_id: app.id, secret_key };
     },
@@ -124,24 +133,7 @@ export function appService(k: Kernel) {
     /** The App and key kind an API key belongs to, or null. */
     authenticateKey(key: string): Promise<KeyAnswer> {
       if (!/^(sk|pk)_[A-Za-z0-9_-]{20,100}$/.test(key)) return Promise.resolve(null);
-      const now = k.now();
-      const cached = keyCache.get(key);
-      if (cached && cached.until > now) return cached.found;
-      if (keyCache.size >= 10_000) keyCache.clear();
-      const entry = { found: lookUpKey(key, now), until: now + APP_CACHE_SECONDS };
-      keyCache.set(key, entry);
-      // Unknown keys are remembered too, so guessing costs no database work; a grace-period key
-      // only until it expires; a failed lookup not at all.
-      entry.found.then(
-        (found) => {
-          const expires = found?.app.previous_secret_key_expires_at;
-          if (expires && expires > now) entry.until = Math.min(entry.until, expires);
-        },
-        () => {
-          if (keyCache.get(key) === entry) keyCache.delete(key);
-        },
-      );
-      return entry.found;
+      return keyAnswers.get(key);
     },
   };
 }
