@@ -234,6 +234,8 @@ describe('@latchkey/next/edge', () => {
       bundle: true,
       write: false,
       metafile: true,
+      // Metafile paths are relative to this: the repository root, wherever vitest was started.
+      absWorkingDir: fileURLToPath(new URL('../../..', import.meta.url)),
       format: 'esm',
       platform: 'neutral',
       conditions: ['source'],
