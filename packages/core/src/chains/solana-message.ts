@@ -5,6 +5,8 @@ export interface SolanaMessageHeader {
   staticAccountKeys: Uint8Array[];
 }
 
+const NOTHING = new Uint8Array(0);
+
 /**
  * Reads a whole legacy or v0 message, exactly: a shortvec in a longer form than needed, an
  * unknown version, a read past the end or a byte left over is not a message. So what the
@@ -18,7 +20,7 @@ export function parseSolanaMessage(bytes: Uint8Array): SolanaMessageHeader | und
   const take = (n: number): Uint8Array => {
     if (!ok || at + n > bytes.length) {
       ok = false;
-      return new Uint8Array(0);
+      return NOTHING;
     }
     const out = bytes.subarray(at, at + n);
     at += n;
@@ -54,7 +56,10 @@ export function parseSolanaMessage(bytes: Uint8Array): SolanaMessageHeader | und
   }
   take(2); // read-only signed and read-only unsigned counts
   const keyCount = shortvec();
-  const staticAccountKeys = Array.from({ length: keyCount }, () => take(32));
+  // Every loop stops at the first failed read: a count of 65,535 in a short body is refused
+  // after one read past the end, not after 65,535 of them.
+  const staticAccountKeys: Uint8Array[] = [];
+  for (let i = 0; i < keyCount && ok; i++) staticAccountKeys.push(take(32));
   take(32); // recent blockhash
   const instructions = shortvec();
   for (let i = 0; i < instructions && ok; i++) {
