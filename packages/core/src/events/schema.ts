@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { EVENT_TYPES } from '../shared/event-types.js';
+import { nextCursorSchema, pageQueryFields } from '../shared/page.js';
 
 export const eventTypeSchema = z.enum(EVENT_TYPES).openapi('EventType');
 
@@ -17,28 +18,13 @@ export const eventIdParamsSchema = z.object({ event_id: z.string().min(1).max(10
 
 export const listEventsQuerySchema = z.strictObject({
   type: eventTypeSchema.optional(),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .optional()
-    .openapi({ description: 'Page size, 1–1000; 100 when absent.' }),
-  cursor: z
-    .string()
-    .min(1)
-    .max(100)
-    .optional()
-    .openapi({ description: 'The `next_cursor` of the previous page.' }),
+  ...pageQueryFields,
 });
 
 export const listEventsResponseSchema = z
   .object({
     events: z.array(eventSchema),
-    next_cursor: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Pass as `cursor` for the next page (older events); null on the last.' }),
+    next_cursor: nextCursorSchema('the next page (older events)'),
   })
   .openapi('ListEventsResponse');
 

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { nextCursorSchema, pageQueryFields } from '../shared/page.js';
 import { WALLET_TYPES } from '../wallets/repo.js';
 import { policyRuleSchema, policyRulesSchema, SIGNING_METHODS } from './rules.js';
 
@@ -40,20 +41,9 @@ export const policySchema = z
 
 export type WalletPolicy = z.infer<typeof policySchema>;
 
-const limit = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(1000)
-  .optional()
-  .openapi({ description: 'Page size, 1–1000; 100 when absent.' });
-const cursor = id.optional().openapi({ description: 'The `next_cursor` of the previous page.' });
-const nextCursor = z
-  .string()
-  .nullable()
-  .openapi({ description: 'Pass as `cursor` for the next page; null on the last.' });
+const nextCursor = nextCursorSchema();
 
-export const listPoliciesQuerySchema = z.strictObject({ wallet_id: id.optional(), limit, cursor });
+export const listPoliciesQuerySchema = z.strictObject({ wallet_id: id.optional(), ...pageQueryFields });
 
 export const listPoliciesResponseSchema = z
   .object({ policies: z.array(policySchema), next_cursor: nextCursor })
@@ -63,7 +53,7 @@ export const deletePolicyResponseSchema = z
   .object({ policy_id: z.string(), deleted: z.literal(true) })
   .openapi('DeleteWalletPolicyResponse');
 
-export const listSignaturesQuerySchema = z.strictObject({ limit, cursor });
+export const listSignaturesQuerySchema = z.strictObject(pageQueryFields);
 
 export const signatureEntrySchema = z
   .object({

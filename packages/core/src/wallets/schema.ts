@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { nextCursorSchema, pageQueryFields } from '../shared/page.js';
 import { WALLET_TYPES } from './repo.js';
 
 export const walletTypeSchema = z
@@ -37,28 +38,13 @@ export const createWalletRequestSchema = z
 
 export const listWalletsQuerySchema = z.strictObject({
   user_id: z.string().min(1).max(100).optional(),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .optional()
-    .openapi({ description: 'Page size, 1–1000; 100 when absent.' }),
-  cursor: z
-    .string()
-    .min(1)
-    .max(100)
-    .optional()
-    .openapi({ description: 'The `next_cursor` of the previous page.' }),
+  ...pageQueryFields,
 });
 
 export const listWalletsResponseSchema = z
   .object({
     wallets: z.array(walletSchema),
-    next_cursor: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Pass as `cursor` for the next page; null on the last.' }),
+    next_cursor: nextCursorSchema(),
   })
   .openapi('ListWalletsResponse');
 
