@@ -2,6 +2,7 @@ import type { DeviceFingerprint, Factor, SessionRecord, SessionRepo } from '@lat
 import { type Compilable, type CompiledQuery, type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, SessionsTable } from '../database.js';
 import type { PreparedRead } from '../prepared-reads.js';
+import { batched } from './batched.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
 
 const toRecord = (row: Selectable<SessionsTable>): SessionRecord => ({
@@ -37,41 +38,98 @@ const COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof SessionsTable>;
 
 /**
- * A lookup by two values, compiled once: building and compiling the Kysely query on each call
+ * A statement on two values, compiled once: building and compiling the Kysely query on each call
  * cost as much Node time as the round trip on the per-request session reads. The query is
  * compiled through `db` (so its schema and plugins apply) with two marker values; when those come
  * back as its only parameters, in order, later calls swap in the real values, and run as a named
  * prepared statement when `read` is given (a pg Pool). Anything else (a plugin that adds
  * parameters) keeps the builder on every call.
  */
-function preparedLookup(
+function preparedQuery<A, B>(
   db: LatchkeyDb,
   read: PreparedRead | undefined,
-  build: (a: string, b: string) => Compilable<Selectable<SessionsTable>>,
+  build: (a: A, b: B) => Compilable<Selectable<SessionsTable>>,
 ) {
   const markers = ['\u0000latchkey-a', '\u0000latchkey-b'] as const;
   let compiled: CompiledQuery<Selectable<SessionsTable>> | null | undefined;
-  return async (a: string, b: string): Promise<Selectable<SessionsTable> | undefined> => {
+  return async (a: A, b: B): Promise<Selectable<SessionsTable>[]> => {
     if (compiled === undefined) {
-      const once = build(...markers).compile();
+      const once = build(...(markers as unknown as [A, B])).compile();
       const [first, second, ...rest] = once.parameters;
       compiled = first === markers[0] && second === markers[1] && rest.length === 0 ? once : null;
     }
-    if (!compiled) return (await db.executeQuery(build(a, b))).rows[0];
+    if (!compiled) return (await db.executeQuery(build(a, b))).rows;
     const query: CompiledQuery<Selectable<SessionsTable>> = { ...compiled, parameters: [a, b] };
-    if (read) return (await read(query))[0] as Selectable<SessionsTable> | undefined;
-    return (await db.executeQuery(query)).rows[0];
+    if (read) return (await read(query)) as Selectable<SessionsTable>[];
+    return (await db.executeQuery(query)).rows;
   };
+}
+
+/** Sessions are looked up by id or by the hash of their token, always within one App. */
+type SessionKey = 'id' | 'token_hash';
+
+/**
+ * Grouped lookups in flight at once. Measured 1, 2 and 4 (docs/benchmarks.md, batch20): more
+ * than one split the same load into more statements, so more Postgres CPU per request, and gained
+ * no server CPU.
+ */
+const GROUPED_IN_FLIGHT = 1;
+const GROUPED_MAX = 200;
+
+/**
+ * `(appId, value) → row`. On a pg Pool (`read`), the calls that arrive while a lookup is in
+ * flight go together as one statement on the next go (batched.ts): under load the server sends
+ * one statement per round trip instead of one per request, and Postgres, which shares the
+ * machine, parses, plans and answers one. Keys are deduplicated and every caller gets only the row
+ * matching both its App and its value. A call alone runs the single-row statement.
+ */
+function sessionLookup(db: LatchkeyDb, read: PreparedRead | undefined, key: SessionKey) {
+  const one = preparedQuery(db, read, (appId: string, value: string) =>
+    db.selectFrom('sessions').select(COLUMNS).where('app_id', '=', appId).where(key, '=', value),
+  );
+  const single = async ([appId, value]: readonly [string, string]) => (await one(appId, value))[0];
+  if (!read) return (appId: string, value: string) => single([appId, value]);
+  // One text for every group size (the keys travel as two arrays), so one prepared statement.
+  const many = preparedQuery(db, read, (appIds: string[], values: string[]) =>
+    db
+      .selectFrom('sessions')
+      .select(COLUMNS)
+      .where(
+        sql<boolean>`(${sql.ref('app_id')}, ${sql.ref(key)}) in (select * from unnest(cast(${appIds} as text[]), cast(${values} as text[])))`,
+      ),
+  );
+  const pairKey = (appId: string, value: string) => `${appId}\u0000${value}`;
+  const grouped = batched(
+    async (items: ReadonlyArray<readonly [string, string]>) => {
+      if (items.length === 1) return [await single(items[0]!)];
+      const unique = new Map<string, readonly [string, string]>();
+      for (const item of items) unique.set(pairKey(...item), item);
+      const pairs = [...unique.values()];
+      const rows = await many(
+        pairs.map(([appId]) => appId),
+        pairs.map(([, value]) => value),
+      );
+      const found = new Map(rows.map((row) => [pairKey(row.app_id, row[key]), row]));
+      // Callers with the same key each get their own copy: a record is the caller's to change.
+      const given = new Set<Selectable<SessionsTable>>();
+      return items.map((item) => {
+        const row = found.get(pairKey(...item));
+        if (row === undefined || !given.has(row)) {
+          if (row) given.add(row);
+          return row;
+        }
+        return structuredClone(row);
+      });
+    },
+    { maxBatch: GROUPED_MAX, maxInFlight: GROUPED_IN_FLIGHT },
+  );
+  return (appId: string, value: string) => grouped([appId, value] as const);
 }
 
 /** `read`: the per-request lookups as named prepared statements (outside transactions, on a pg Pool). */
 export function kyselySessionRepo(db: LatchkeyDb, read?: PreparedRead): SessionRepo {
-  const byId = preparedLookup(db, read, (appId, sessionId) =>
-    db.selectFrom('sessions').select(COLUMNS).where('app_id', '=', appId).where('id', '=', sessionId),
-  );
-  const byTokenHash = preparedLookup(db, read, (appId, tokenHash) =>
-    db.selectFrom('sessions').select(COLUMNS).where('app_id', '=', appId).where('token_hash', '=', tokenHash),
-  );
+  const byId = sessionLookup(db, read, 'id');
+  const byTokenHash = sessionLookup(db, read, 'token_hash');
   return {
     async insert(session) {
       await db
