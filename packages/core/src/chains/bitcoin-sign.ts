@@ -12,8 +12,9 @@ import type { Network } from './types.js';
 
 const sha256d = (bytes: Uint8Array) => sha256(sha256(bytes));
 
+// A compressed key is hashed as it is; another form is compressed first (a curve point decode).
 const hash160 = (publicKey: Uint8Array) =>
-  ripemd160(sha256(secp256k1.Point.fromBytes(publicKey).toBytes(true)));
+  ripemd160(sha256(publicKey.length === 33 ? publicKey : secp256k1.Point.fromBytes(publicKey).toBytes(true)));
 
 /** OP_0 PUSH20 key hash: the output script of a P2WPKH (bech32, segwit v0) address. */
 export function p2wpkhScriptOf(address: string): Uint8Array {

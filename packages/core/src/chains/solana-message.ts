@@ -54,6 +54,9 @@ export function parseSolanaMessage(bytes: Uint8Array): SolanaMessageHeader | und
   }
   take(2); // read-only signed and read-only unsigned counts
   const keyCount = shortvec();
+  // Bytes that are no message (most text) claim more keys than they hold: answered before any
+  // key is read, not after up to 65,535 empty reads.
+  if (!ok || at + keyCount * 32 + 32 > bytes.length) return undefined;
   const staticAccountKeys = Array.from({ length: keyCount }, () => take(32));
   take(32); // recent blockhash
   const instructions = shortvec();
