@@ -21,7 +21,8 @@ const pkcs8Of = (seed: Uint8Array) => {
   return pkcs8;
 };
 
-async function webCryptoKey(seed: Uint8Array): Promise<Ed25519SigningKey> {
+/** An Ed25519 key on Web Crypto (what runtimes without `node:crypto` use; exported for its test). */
+export async function webCryptoKey(seed: Uint8Array): Promise<Ed25519SigningKey> {
   const pkcs8 = pkcs8Of(seed);
   try {
     const key = await crypto.subtle.importKey('pkcs8', pkcs8, { name: 'Ed25519' }, true, ['sign']);
@@ -81,7 +82,8 @@ function nodeKey(node: NodeEd25519, seed: Uint8Array): Ed25519SigningKey {
   }
 }
 
-function nobleKey(seed: Uint8Array): Ed25519SigningKey {
+/** An Ed25519 key on @noble (runtimes with neither; exported for its test). */
+export function nobleKey(seed: Uint8Array): Ed25519SigningKey {
   const own = seed.slice();
   return {
     publicKey: ed25519.getPublicKey(own),
