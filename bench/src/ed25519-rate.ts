@@ -1,3 +1,4 @@
+import { createPrivateKey, sign as nodeSign } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -39,8 +40,8 @@ const eip191 = (message: Uint8Array) =>
  * The raw rates the signing routes sit on, measured in this process, one after the other: the
  * floor each sign_message / sign_transaction row is compared with (the same run, the same load).
  * Each is the library call the route makes for that chain, with the key in the form the wallet
- * stores it: Web Crypto Ed25519 with the key imported once (solana, XLM: the route reuses an
- * imported key), noble secp256k1 over keccak256 of the EIP-191 message (ethereum) and over a
+ * stores it: node:crypto Ed25519 with the key imported once (solana, XLM: the route reuses an
+ * imported key; Web Crypto's, what runtimes without node:crypto use, beside it), noble secp256k1 over keccak256 of the EIP-191 message (ethereum) and over a
  * double SHA-256 (the BIP-322 signature; the route also builds its two virtual transactions),
  * sr25519 from the stored 32-byte mini-secret (DOT).
  */
@@ -52,6 +53,7 @@ export async function signingPrimitiveRates(seconds: number): Promise<Measuremen
   const miniSecret = ed25519.utils.randomSecretKey();
   const pkcs8 = new Uint8Array([...PKCS8_ED25519, ...edSeed]);
   const edKey = await crypto.subtle.importKey('pkcs8', pkcs8, { name: 'Ed25519' }, false, ['sign']);
+  const nodeKey = createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' });
   return [
     await rate('primitive: @noble/curves ed25519.sign', seconds, (i) => {
       message[0] = i & 0xff;
@@ -66,6 +68,11 @@ export async function signingPrimitiveRates(seconds: number): Promise<Measuremen
     await rate('primitive: Web Crypto Ed25519 sign (key imported once)', seconds, (i) => {
       message[0] = i & 0xff;
       return crypto.subtle.sign({ name: 'Ed25519' }, edKey, message);
+    }),
+    // What the routes call where the runtime has node:crypto (see core's chains/ed25519-sign.ts).
+    await rate('primitive: node:crypto Ed25519 sign (key imported once)', seconds, (i) => {
+      message[0] = i & 0xff;
+      return nodeSign(null, message, nodeKey);
     }),
     await rate('primitive: secp256k1 recoverable sign of keccak256 (EIP-191)', seconds, (i) => {
       text[0] = i & 0xff;
@@ -92,6 +99,6 @@ export const PRIMITIVE_OF: ReadonlyArray<[RegExp, string]> = [
   [/sign_message DOT|signMessage DOT/, 'primitive: @scure/sr25519 secretFromSeed + sign'],
   [
     /sign_message (solana|XLM)|signMessage (solana|XLM)|sign_transaction|signTransaction/,
-    'primitive: Web Crypto Ed25519 sign (key imported once)',
+    'primitive: node:crypto Ed25519 sign (key imported once)',
   ],
 ];

@@ -1,6 +1,6 @@
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
-import { ed25519SigningKey } from '../src/chains/ed25519-sign.js';
+import { ed25519SigningKey, nobleKey, webCryptoKey } from '../src/chains/ed25519-sign.js';
 
 const seedOf = (n: number) => new Uint8Array(32).fill(n);
 
@@ -23,5 +23,17 @@ describe('ed25519SigningKey', () => {
     expect(await ed25519SigningKey(seedOf(7))).toBe(a);
     expect(await ed25519SigningKey(seedOf(8))).toBe(b);
     expect(a.publicKey).not.toEqual(b.publicKey);
+  });
+
+  it('signs as tweetnacl does on each fallback: Web Crypto and @noble', async () => {
+    const message = new TextEncoder().encode('Sign in to example.com');
+    for (const make of [webCryptoKey, nobleKey]) {
+      const seed = seedOf(9);
+      const expected = nacl.sign.keyPair.fromSeed(seed);
+      const key = await make(seed);
+      seed.fill(0);
+      expect(key.publicKey).toEqual(expected.publicKey);
+      await expect(key.sign(message)).resolves.toEqual(nacl.sign.detached(message, expected.secretKey));
+    }
   });
 });

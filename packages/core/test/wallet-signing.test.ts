@@ -153,6 +153,18 @@ describe('sign_message, each signature checked by an independent library', () =>
     expect(Verifier.verifySignature(w.public_address, 'Hello World!', res.signature)).toBe(false);
   });
 
+  it('bitcoin: signing again with a remembered public key, and with another wallet between, verifies', async () => {
+    const other = await newWallet(t, 'bitcoin');
+    for (const [w, message] of [
+      [wallets.bitcoin, 'first'],
+      [other, 'between'],
+      [wallets.bitcoin, 'again'],
+    ] as const) {
+      const res = ok(await signMessage(w, message));
+      expect(Verifier.verifySignature(w.public_address, message, res.signature)).toBe(true);
+    }
+  });
+
   it('refuses a message that is not in its encoding, and a Solana transaction as a message', async () => {
     for (const [message, encoding] of [
       ['xyz', 'hex'],

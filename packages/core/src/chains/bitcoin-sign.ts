@@ -2,7 +2,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { concatBytes } from '@noble/hashes/utils.js';
-import { base64, bech32 } from '@scure/base';
+import { base64, bech32, hex } from '@scure/base';
 import { NETWORK, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { utf8 } from '../crypto/encoding.js';
 import { LatchkeyError } from '../errors.js';
@@ -12,8 +12,9 @@ import type { Network } from './types.js';
 
 const sha256d = (bytes: Uint8Array) => sha256(sha256(bytes));
 
+// A compressed key is hashed as it is; another form is compressed first (a curve point decode).
 const hash160 = (publicKey: Uint8Array) =>
-  ripemd160(sha256(secp256k1.Point.fromBytes(publicKey).toBytes(true)));
+  ripemd160(sha256(publicKey.length === 33 ? publicKey : secp256k1.Point.fromBytes(publicKey).toBytes(true)));
 
 /** OP_0 PUSH20 key hash: the output script of a P2WPKH (bech32, segwit v0) address. */
 export function p2wpkhScriptOf(address: string): Uint8Array {
@@ -21,6 +22,24 @@ export function p2wpkhScriptOf(address: string): Uint8Array {
   const program = bech32.fromWords(words.slice(1));
   if (words[0] !== 0 || program.length !== 20) throw new Error('Not a P2WPKH address.');
   return concatBytes(Uint8Array.of(0x00, 0x14), program);
+}
+
+/** How many signing keys' public keys are remembered (public data; the secret is not kept). */
+const PUBLIC_KEYS_MAX = 1024;
+const publicKeys = new Map<string, Uint8Array>();
+
+/**
+ * The compressed public key of a signing key, remembered by SHA-256 of the secret: a BIP-322
+ * witness carries it, and computing it is a curve multiplication, as costly as the signature.
+ */
+function signingPublicKey(privateKey: Uint8Array): Uint8Array {
+  const id = hex.encode(sha256(privateKey));
+  const hit = publicKeys.get(id);
+  if (hit) return hit;
+  const publicKey = secp256k1PublicKey(privateKey, true);
+  if (publicKeys.size >= PUBLIC_KEYS_MAX) publicKeys.delete(publicKeys.keys().next().value!);
+  publicKeys.set(id, publicKey);
+  return publicKey;
 }
 
 const BIP322_TAG = sha256(utf8('BIP0322-signed-message'));
@@ -34,7 +53,7 @@ const ZERO8 = new Uint8Array(8);
  * BIP-143 signature hash is assembled directly here.
  */
 export function signBitcoinMessage(message: Uint8Array, privateKey: Uint8Array): string {
-  const publicKey = secp256k1PublicKey(privateKey, true);
+  const publicKey = signingPublicKey(privateKey);
   const pkh = hash160(publicKey);
   const messageHash = sha256(concatBytes(BIP322_TAG, BIP322_TAG, message));
   const toSpend = concatBytes(

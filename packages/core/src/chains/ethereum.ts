@@ -33,15 +33,19 @@ export function ethereumAddressesEqual(a: string, b: string): boolean {
   return isValidEthereumAddress(a) && isValidEthereumAddress(b) && a.toLowerCase() === b.toLowerCase();
 }
 
+/** The address of an uncompressed SEC1 key already known to be on the curve: keccak256 of X‖Y. */
+const addressOfPoint = (uncompressed: Uint8Array) =>
+  toChecksumAddress(`0x${hex.encode(keccak_256(uncompressed.subarray(1)).subarray(12))}`);
+
 function ethereumAddress(publicKey: Uint8Array): string {
-  // Compressed or uncompressed SEC1; the address hashes the 64-byte X‖Y.
-  const uncompressed = secp256k1.Point.fromBytes(publicKey).toBytes(false);
-  return toChecksumAddress(`0x${hex.encode(keccak_256(uncompressed.subarray(1)).subarray(12))}`);
+  // Compressed or uncompressed SEC1, checked to be a point of the curve.
+  return addressOfPoint(secp256k1.Point.fromBytes(publicKey).toBytes(false));
 }
 
 function keyFrom(privateKey: Uint8Array, path: string | null): DerivedKey {
+  // Computed from the secret just now: a point of the curve, not decoded and checked again.
   const publicKey = secp256k1PublicKey(privateKey, false);
-  return { privateKey, publicKey, address: ethereumAddress(publicKey), path };
+  return { privateKey, publicKey, address: addressOfPoint(publicKey), path };
 }
 
 export const ethereum: ChainModule = {

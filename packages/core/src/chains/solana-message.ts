@@ -56,10 +56,10 @@ export function parseSolanaMessage(bytes: Uint8Array): SolanaMessageHeader | und
   }
   take(2); // read-only signed and read-only unsigned counts
   const keyCount = shortvec();
-  // Every loop stops at the first failed read: a count of 65,535 in a short body is refused
-  // after one read past the end, not after 65,535 of them.
-  const staticAccountKeys: Uint8Array[] = [];
-  for (let i = 0; i < keyCount && ok; i++) staticAccountKeys.push(take(32));
+  // Bytes that are no message (most text) claim more keys than they hold: answered before any
+  // key is read, not after up to 65,535 empty reads.
+  if (!ok || at + keyCount * 32 + 32 > bytes.length) return undefined;
+  const staticAccountKeys = Array.from({ length: keyCount }, () => take(32));
   take(32); // recent blockhash
   const instructions = shortvec();
   for (let i = 0; i < instructions && ok; i++) {

@@ -190,17 +190,31 @@ export function kyselySeedRepo(db: LatchkeyDb): SeedRepo {
     async insertIfAbsent(seed) {
       let inserted: Selectable<SeedsTable> | undefined;
       try {
+        // One statement either way: the new row, or the one already there. A statement does not
+        // see its own CTE's insert, so the second branch finds only a seed that was there before.
         inserted = await db
-          .insertInto('seeds')
-          .values({
-            id: seed.id,
-            app_id: seed.app_id,
-            user_id: seed.user_id,
-            sealed_entropy: seed.sealed_entropy,
-            created_at: seed.created_at,
-          })
-          .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
-          .returningAll()
+          .with('inserted', (w) =>
+            w
+              .insertInto('seeds')
+              .values({
+                id: seed.id,
+                app_id: seed.app_id,
+                user_id: seed.user_id,
+                sealed_entropy: seed.sealed_entropy,
+                created_at: seed.created_at,
+              })
+              .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
+              .returningAll(),
+          )
+          .selectFrom('inserted')
+          .selectAll()
+          .unionAll(
+            db
+              .selectFrom('seeds')
+              .selectAll()
+              .where('app_id', '=', seed.app_id)
+              .where('user_id', '=', seed.user_id),
+          )
           .executeTakeFirst();
       } catch (err) {
         // The caller does not read the user first: the foreign key says there is none.
@@ -208,7 +222,8 @@ export function kyselySeedRepo(db: LatchkeyDb): SeedRepo {
         throw err;
       }
       if (inserted) return toSeed(inserted);
-      // Seeds are never deleted, so the row that won the conflict is there to read.
+      // A seed committed by a concurrent request after this statement began: seeds are never
+      // deleted, so the row that won the conflict is there to read now.
       const existing = await get(seed.app_id, seed.user_id);
       if (!existing)
         throw new LatchkeyError('internal_error', 'The user’s seed vanished while being created.');
