@@ -236,3 +236,39 @@ function globalMapEnd(bytes: Uint8Array): number {
     at += valueLength;
   }
 }
+
+describe('records in request bodies: the key count is checked before any entry is parsed', () => {
+  const keys = (n: number, value: unknown) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]));
+
+  it('typed data: types, domain and message are bounded, and named', async () => {
+    const sign = (typed_data: unknown) =>
+      t.call('POST', `/v1/wallets/${wallets.ethereum.id}/sign_typed_data`, { typed_data });
+    const base = { domain: {}, types: { M: [] }, primaryType: 'M', message: {} };
+    // Entries that are each invalid: were they parsed, the first of them would be the field named.
+    refused(await sign({ ...base, types: keys(34, 'not an array') }), 'invalid_field', 'typed_data.types');
+    refused(await sign({ ...base, domain: keys(33, 1) }), 'invalid_field', 'typed_data.domain');
+    refused(await sign({ ...base, message: keys(257, 1) }), 'invalid_field', 'typed_data.message');
+    // Within the bound, entries are parsed as before.
+    refused(await sign({ ...base, types: keys(2, 'not an array') }), 'invalid_field', 'typed_data.types.k0');
+  });
+
+  it('WebAuthn: clientExtensionResults, reachable with the public token, holds at most 64 keys', async () => {
+    const res = await t.call(
+      'POST',
+      '/v1/auth/webauthn/authentications/complete',
+      {
+        public_key_credential: {
+          id: 'AAAA',
+          rawId: 'AAAA',
+          type: 'public-key',
+          clientExtensionResults: keys(65, {}),
+          response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA' },
+        },
+      },
+      t.public_token,
+    );
+    const message = refused(res, 'invalid_field', 'public_key_credential.clientExtensionResults');
+    expect(message).toContain('At most 64 keys');
+  });
+});

@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { TYPED_DATA_LIMITS } from '../chains/typed-data-bounds.js';
+import { boundedRecord } from '../shared/bounded-record.js';
 import { WALLET_TYPES } from './repo.js';
 
 export const walletTypeSchema = z
@@ -237,13 +239,15 @@ export const signTypedDataRequestSchema = z
   .strictObject({
     typed_data: z
       .strictObject({
-        domain: z.record(z.string(), z.unknown()),
-        types: z.record(
+        // EIP712Domain has five fields; others are ignored, a few dozen at most are read.
+        domain: boundedRecord(z.string(), z.unknown(), 32),
+        types: boundedRecord(
           z.string().min(1).max(200),
           z.array(z.strictObject({ name: z.string().max(200), type: z.string().min(1).max(200) })).max(200),
+          TYPED_DATA_LIMITS.types + 1, // and EIP712Domain
         ),
         primaryType: z.string().min(1).max(200),
-        message: z.record(z.string(), z.unknown()),
+        message: boundedRecord(z.string(), z.unknown(), TYPED_DATA_LIMITS.fields),
       })
       .openapi({ description: 'EIP-712 typed data as `eth_signTypedData_v4` takes it.' }),
   })
