@@ -1,7 +1,8 @@
 import * as bitcoin from 'bitcoinjs-lib';
-import { verifyTypedData } from 'ethers';
+import { Transaction as EthTransaction, verifyTypedData } from 'ethers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { psbtCounts } from '../src/chains/psbt-counts.js';
+import { rlpItemCount } from '../src/chains/rlp-items.js';
 import { boundTypedData, TYPED_DATA_LIMITS } from '../src/chains/typed-data-bounds.js';
 import { expectErrorShape, type TestApp, testApp, testLatchkey } from './helpers.js';
 
@@ -270,5 +271,58 @@ describe('records in request bodies: the key count is checked before any entry i
     );
     const message = refused(res, 'invalid_field', 'public_key_credential.clientExtensionResults');
     expect(message).toContain('At most 64 keys');
+  });
+});
+
+describe('serialized ethereum transactions: at most 512 RLP items, counted before the decode', () => {
+  const sign = (serialized: string) =>
+    t.call('POST', `/v1/wallets/${wallets.ethereum.id}/sign_transaction`, {
+      eth_transaction: { serialized },
+    });
+  /** An unsigned EIP-1559 transaction with `entries` access-list addresses of `keys` storage keys each. */
+  const withAccessList = (entries: number, keys: number) =>
+    EthTransaction.from({
+      type: 2,
+      chainId: 1,
+      nonce: 0,
+      maxPriorityFeePerGas: 1,
+      maxFeePerGas: 2,
+      gasLimit: 100_000,
+      to: '0x1111111111111111111111111111111111111111',
+      value: 0,
+      data: '0x',
+      accessList: Array.from({ length: entries }, (_, i) => ({
+        address: `0x${(i + 1).toString(16).padStart(40, '0')}`,
+        storageKeys: Array.from({ length: keys }, (_, j) => `0x${(j + 1).toString(16).padStart(64, '0')}`),
+      })),
+    }).unsignedSerialized;
+
+  it('an access list within the bound signs; past it the field is named', async () => {
+    // Nine fields, the access list, and per entry: a list, an address, a list and its keys.
+    const within = withAccessList(3, 164);
+    expect(rlpItemCount(Buffer.from(within.slice(4), 'hex'), 10_000)).toBe(511);
+    expect((await sign(within)).status).toBe(200);
+    const message = refused(
+      await sign(withAccessList(3, 165)),
+      'invalid_transaction',
+      'eth_transaction.serialized',
+    );
+    expect(message).toContain('at most 512 RLP items');
+  });
+
+  it('junk of many tiny lists is refused by the count, not decoded', async () => {
+    // A list header claiming the rest, then 100,000 empty lists: the decoder would walk them all.
+    const message = refused(
+      await sign(`0x02f9ffff${'c0'.repeat(100_000)}`),
+      'invalid_transaction',
+      'eth_transaction.serialized',
+    );
+    expect(message).toContain('at most 512 RLP items');
+  });
+
+  it('the count stops one past the bound, whatever the length', () => {
+    expect(rlpItemCount(new Uint8Array(1_000_000).fill(0xc0), 512)).toBe(513);
+    // Strings are skipped whole: a 100 KB string is one item.
+    expect(rlpItemCount(Uint8Array.from([0xba, 0x01, 0x86, 0xa0, ...new Uint8Array(100_000)]), 512)).toBe(1);
   });
 });

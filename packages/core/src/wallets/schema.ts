@@ -122,7 +122,7 @@ export const ethTransactionFieldsSchema = z
     data: z
       .string()
       .max(262_146)
-      .regex(/^0x([0-9a-fA-F]{2})*$/, 'Calldata: 0x and hex bytes.')
+      .regex(/^0x(?:[0-9a-fA-F]{2})*$/, 'Calldata: 0x and hex bytes.')
       .optional(),
     nonce: decimal('The nonce'),
     gas_limit: decimal('The gas limit'),
