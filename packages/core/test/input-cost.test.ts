@@ -4,6 +4,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { psbtCounts } from '../src/chains/psbt-counts.js';
 import { rlpItemCount } from '../src/chains/rlp-items.js';
 import { boundTypedData, TYPED_DATA_LIMITS } from '../src/chains/typed-data-bounds.js';
+import {
+  evaluatePolicies,
+  type SigningRequest,
+  type WalletPolicyRecord,
+  type WalletRecord,
+} from '../src/index.js';
 import { expectErrorShape, type TestApp, testApp, testLatchkey } from './helpers.js';
 
 /**
@@ -324,5 +330,48 @@ describe('serialized ethereum transactions: at most 512 RLP items, counted befor
     expect(rlpItemCount(new Uint8Array(1_000_000).fill(0xc0), 512)).toBe(513);
     // Strings are skipped whole: a 100 KB string is one item.
     expect(rlpItemCount(Uint8Array.from([0xba, 0x01, 0x86, 0xa0, ...new Uint8Array(100_000)]), 512)).toBe(1);
+  });
+});
+
+describe('wallet policies: an allow-list is made a set once per rule, not per signature', () => {
+  it('a thousand signatures judged against a 1,000-address allow-list read the list once', () => {
+    const addresses = Array.from({ length: 1000 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
+    let reads = 0;
+    const map = addresses.map;
+    // Counts every pass over the list (the set is built with map).
+    Object.defineProperty(addresses, 'map', {
+      value(this: string[], ...args: Parameters<typeof map>) {
+        reads++;
+        return map.apply(this, args);
+      },
+    });
+    const policy = {
+      id: 'policy_a',
+      app_id: 'app_1',
+      name: 'p',
+      wallet_id: null,
+      rules: [{ kind: 'evm_to_allowlist', addresses }],
+      created_at: 0,
+      updated_at: 0,
+    } as WalletPolicyRecord;
+    const request = (to: string): SigningRequest => ({
+      app_id: 'app_1',
+      wallet: {
+        id: 'wallet_1',
+        public_address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
+      } as WalletRecord,
+      chain: 'ethereum',
+      method: 'sign_transaction',
+      payload_digest: '00'.repeat(32),
+      key_kind: 'secret',
+      evm: { chain_id: 1n, to, value: 0n },
+    });
+    for (let i = 0; i < 1000; i++) {
+      expect(
+        evaluatePolicies(request(addresses[i]!.toUpperCase().replace('0X', '0x')), [policy]).allowed,
+      ).toBe(true);
+    }
+    expect(evaluatePolicies(request(`0x${'f'.repeat(40)}`), [policy]).allowed).toBe(false);
+    expect(reads).toBe(1);
   });
 });
