@@ -2,6 +2,7 @@ import { hex } from '@scure/base';
 import { eip191Signer, signTyped, Transaction } from 'micro-eth-signer';
 import { LatchkeyError } from '../errors.js';
 import { isValidEthereumAddress } from './ethereum.js';
+import { rlpItemCount } from './rlp-items.js';
 
 /** What an EVM policy reads from a transaction or typed data, before any key is opened. */
 export interface EvmFacts {
@@ -158,13 +159,29 @@ export function parseEthTransaction(input: EthTransactionInput): SignableTx {
   }
 }
 
+/**
+ * The most RLP items an unsigned transaction may hold: its nine fields and an access list of a few
+ * hundred addresses and storage keys. micro-eth-signer spends tens of microseconds per item
+ * (checksummed addresses, hex), so 6,000 access-list entries in the 300,000-character field cost
+ * most of a second; an item is as few as one byte.
+ */
+export const ETH_TRANSACTION_MAX_RLP_ITEMS = 512;
+
 function parseSerialized(serialized: string, chainId: string | undefined): SignableTx {
   const field = `${TX_FIELD}.serialized`;
-  if (!/^0x([0-9a-fA-F]{2})+$/.test(serialized))
+  if (!/^0x(?:[0-9a-fA-F]{2})+$/.test(serialized))
     throw invalidTransaction('serialized is 0x-prefixed hex of whole bytes.', field);
+  const bytes = hex.decode(serialized.slice(2).toLowerCase());
+  // A typed transaction is its type byte, then the RLP list.
+  const rlp = bytes[0]! < 0xc0 ? bytes.subarray(1) : bytes;
+  if (rlpItemCount(rlp, ETH_TRANSACTION_MAX_RLP_ITEMS) > ETH_TRANSACTION_MAX_RLP_ITEMS)
+    throw invalidTransaction(
+      `A transaction holds at most ${ETH_TRANSACTION_MAX_RLP_ITEMS} RLP items (fields, access-list addresses and storage keys).`,
+      field,
+    );
   let tx: SignableTx;
   try {
-    tx = Transaction.fromBytes(hex.decode(serialized.slice(2).toLowerCase()), false);
+    tx = Transaction.fromBytes(bytes, false);
   } catch (cause) {
     throw invalidTransaction(
       `This is not a serialized ethereum transaction: ${messageOf(cause)}`,

@@ -24,3 +24,4 @@ export {
   signStellarMessage,
   stellarTransactionHash,
 } from './stellar-sign.js';
+export { boundTypedData, TYPED_DATA_LIMITS } from './typed-data-bounds.js';

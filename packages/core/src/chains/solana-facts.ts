@@ -72,17 +72,22 @@ export function solanaTransactionFacts(
     index !== undefined && index < keys.length && bytesEqual(keys[index]!, wallet);
 
   const programs: string[] = [];
+  // Each program is encoded once, however many instructions call it.
+  const seenPrograms = new Set<number>();
   let lamports = 0n;
   const instructions = r.shortvec();
   for (let i = 0; i < instructions; i++) {
     const programIndex = r.u8();
-    const accounts = Array.from(r.take(r.shortvec()));
+    const accounts = r.take(r.shortvec());
     const data = r.take(r.shortvec());
     // Programs cannot come from lookup tables; an index past the static keys names no program.
     const program = keys[programIndex];
     if (!program) throw malformed();
-    const id = base58.encode(program);
-    if (!programs.includes(id)) programs.push(id);
+    if (!seenPrograms.has(programIndex)) {
+      seenPrograms.add(programIndex);
+      const id = base58.encode(program);
+      if (!programs.includes(id)) programs.push(id);
+    }
     if (bytesEqual(program, SYSTEM_PROGRAM)) lamports += systemLamports(data, accounts, isWallet);
   }
   const walletSigns = keys.slice(0, required).some((k) => bytesEqual(k, wallet));
@@ -92,7 +97,7 @@ export function solanaTransactionFacts(
 /** Lamports a System instruction moves on the wallet's authority; 0 for the others. */
 function systemLamports(
   data: Uint8Array,
-  accounts: number[],
+  accounts: Uint8Array,
   isWallet: (i: number | undefined) => boolean,
 ): bigint {
   if (data.length < 4) return 0n;

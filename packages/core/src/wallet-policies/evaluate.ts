@@ -54,7 +54,24 @@ export function evaluatePolicies(request: SigningRequest, policies: WalletPolicy
   return { allowed: true, cap };
 }
 
-const lower = (xs: string[]) => new Set(xs.map((x) => x.toLowerCase()));
+/**
+ * Allow-lists as sets, built once per rule object. Policies are cached between signatures, so a
+ * signature looks its value up instead of rebuilding a set of up to 1,000 entries for each rule
+ * of each policy. Each rule kind has one list, so the rule identifies it.
+ */
+const allowSets = new WeakMap<PolicyRule, Set<string>>();
+
+function allowSet(rule: PolicyRule, items: string[], key: (item: string) => string): Set<string> {
+  let set = allowSets.get(rule);
+  if (!set) {
+    set = new Set(items.map(key));
+    allowSets.set(rule, set);
+  }
+  return set;
+}
+
+const lowerCase = (x: string) => x.toLowerCase();
+const same = (x: string) => x;
 
 /** Bech32 addresses compare in any case; base58 ones exactly. */
 const bitcoinKey = (address: string) => (/^(bc|tb|bcrt)1/i.test(address) ? address.toLowerCase() : address);
@@ -69,18 +86,18 @@ function checkRule(rule: PolicyRule, r: SigningRequest): Check {
         : { refused: `Signing with ${r.chain} wallets is not allowed.` };
     case 'evm_chain_allowlist':
       if (!r.evm) return null;
-      return rule.chain_ids.includes(r.evm.chain_id.toString())
+      return allowSet(rule, rule.chain_ids, same).has(r.evm.chain_id.toString())
         ? null
         : { refused: `The EVM chain id ${r.evm.chain_id} is not allowed.` };
     case 'evm_to_allowlist':
       if (!r.evm) return null;
       if (r.evm.to === undefined) return { refused: 'The transaction has no recipient (contract creation).' };
-      return lower(rule.addresses).has(r.evm.to.toLowerCase())
+      return allowSet(rule, rule.addresses, lowerCase).has(r.evm.to.toLowerCase())
         ? null
         : { refused: `The recipient ${r.evm.to} is not in the allow-list.` };
     case 'evm_selector_allowlist':
       if (!r.evm || r.evm.selector === undefined) return null;
-      return lower(rule.selectors).has(r.evm.selector.toLowerCase())
+      return allowSet(rule, rule.selectors, lowerCase).has(r.evm.selector.toLowerCase())
         ? null
         : { refused: `The method selector ${r.evm.selector} is not allowed.` };
     case 'evm_max_value': {
@@ -93,7 +110,7 @@ function checkRule(rule: PolicyRule, r: SigningRequest): Check {
       return { cap: { asset: `evm:${r.evm.chain_id}`, amount: r.evm.value, limit: BigInt(rule.max_wei) } };
     case 'solana_program_allowlist': {
       if (!r.solana) return null;
-      const allowed = new Set(rule.programs);
+      const allowed = allowSet(rule, rule.programs, same);
       const other = r.solana.programs.find((p) => !allowed.has(p));
       return other === undefined ? null : { refused: `The program ${other} is not in the allow-list.` };
     }
@@ -117,7 +134,7 @@ function checkRule(rule: PolicyRule, r: SigningRequest): Check {
     }
     case 'bitcoin_address_allowlist': {
       if (!r.bitcoin) return null;
-      const allowed = new Set(rule.addresses.map(bitcoinKey));
+      const allowed = allowSet(rule, rule.addresses, bitcoinKey);
       const other = paidOut(r).find((o) => o.address === undefined || !allowed.has(bitcoinKey(o.address)));
       if (!other) return null;
       return {

@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { TYPED_DATA_LIMITS } from '../chains/typed-data-bounds.js';
+import { boundedRecord } from '../shared/bounded-record.js';
 import { nextCursorSchema, pageQueryFields } from '../shared/page.js';
 import { WALLET_TYPES } from './repo.js';
 
@@ -106,7 +108,7 @@ export const ethTransactionFieldsSchema = z
     data: z
       .string()
       .max(262_146)
-      .regex(/^0x([0-9a-fA-F]{2})*$/, 'Calldata: 0x and hex bytes.')
+      .regex(/^0x(?:[0-9a-fA-F]{2})*$/, 'Calldata: 0x and hex bytes.')
       .optional(),
     nonce: decimal('The nonce'),
     gas_limit: decimal('The gas limit'),
@@ -223,13 +225,15 @@ export const signTypedDataRequestSchema = z
   .strictObject({
     typed_data: z
       .strictObject({
-        domain: z.record(z.string(), z.unknown()),
-        types: z.record(
+        // EIP712Domain has five fields; others are ignored, a few dozen at most are read.
+        domain: boundedRecord(z.string(), z.unknown(), 32),
+        types: boundedRecord(
           z.string().min(1).max(200),
           z.array(z.strictObject({ name: z.string().max(200), type: z.string().min(1).max(200) })).max(200),
+          TYPED_DATA_LIMITS.types + 1, // and EIP712Domain
         ),
         primaryType: z.string().min(1).max(200),
-        message: z.record(z.string(), z.unknown()),
+        message: boundedRecord(z.string(), z.unknown(), TYPED_DATA_LIMITS.fields),
       })
       .openapi({ description: 'EIP-712 typed data as `eth_signTypedData_v4` takes it.' }),
   })

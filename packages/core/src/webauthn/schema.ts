@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { issuedSessionSchema, sessionFieldsSchema } from '../sessions/schema.js';
+import { boundedRecord } from '../shared/bounded-record.js';
 import { deviceFingerprintSchema } from '../shared/device-fingerprint.js';
 import { userIdSchema } from '../users/schema.js';
 
@@ -33,7 +34,8 @@ const credentialCommon = {
   id: credentialId,
   rawId: credentialId,
   type: z.literal('public-key'),
-  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  // Extensions answer a handful of keys (credProps, prf, largeBlob…); the public token reaches this.
+  clientExtensionResults: boundedRecord(z.string(), z.unknown(), 64).default({}),
   authenticatorAttachment: authenticatorType.optional(),
 };
 
