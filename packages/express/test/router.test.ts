@@ -66,10 +66,12 @@ describe.each(Object.entries(hosts))('latchkeyRouter mounted at /auth, %s', (_na
     expect(bad.body).toMatchObject({ error_type: 'invalid_field', error_field: 'email' });
   });
 
-  it('serves health without a key', async () => {
+  it('serves health without a key, framed by Content-Length rather than chunks', async () => {
     const res = await request(host).get('/auth/v1/health');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+    expect(res.headers['transfer-encoding']).toBeUndefined();
   });
 });
 
