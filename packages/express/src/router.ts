@@ -109,7 +109,7 @@ function unservable(
       error_type: 'method_not_allowed',
       error_message: `The method ${req.method} is not served.`,
     };
-  const host = req.get('host');
+  const host = req.headers.host;
   if (host !== undefined && !isPlainHost(host))
     return {
       status: 400,
