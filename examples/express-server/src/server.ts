@@ -61,12 +61,16 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const app = express();
   app.disable('x-powered-by');
   app.use(latchkeyRequestGuard());
+  // Before the demo's layers, so the API's requests pass none of them; the router hands every
+  // path outside `/v1` on.
+  app.use(latchkeyRouter(latchkey));
   app.use(demoRateLimit(rateLimiter));
   app.use(await clientBundle());
   app.use(demoPages(demo.keys));
   app.use(passkeysPage(demo.keys));
   app.use(accountRoutes(latchkey, demo.keys));
-  app.use(latchkeyRouter(latchkey));
+  // What no route took is answered by Latchkey's own 404, like every other answer here: JSON.
+  app.use(latchkeyRouter(latchkey, { fallthrough: false }));
   // Last: whatever went wrong on the way (a rate limit, a missing file, a bug) is answered in
   // the documented JSON error shape, never Express's HTML page with a stack trace.
   app.use(latchkeyErrorHandler({ all: true }));

@@ -12,6 +12,7 @@ import {
   type NextFunction,
   Router,
 } from 'express';
+import { isApiPath, PLAIN_PATH } from './api-path.js';
 import { answerError } from './error-answer.js';
 import { sendResponse } from './send-response.js';
 import { appendCookies } from './session.js';
@@ -29,18 +30,28 @@ export interface LatchkeyRouterOptions {
    * `requireSession`, which reads them.
    */
   cookies?: boolean | SessionCookieOptions;
+  /**
+   * What becomes of a request whose path, below the mount point, is outside `/v1`. By default it
+   * goes on to the next handler, so the router can be mounted at the root before the host's own
+   * routes. `false` answers it with Latchkey's 404 `route_not_found`: for the last handler of an
+   * app whose every answer is JSON.
+   */
+  fallthrough?: boolean;
 }
 
 /**
  * An Express router serving Latchkey's `/v1` routes; mount it at any prefix
- * (`app.use('/auth', latchkeyRouter(latchkey))`). It works with or without `express.json()`
- * before it: a body the host already parsed is passed on as JSON, otherwise the raw stream is.
+ * (`app.use('/auth', latchkeyRouter(latchkey))`) or at the root. Requests outside `/v1` go on
+ * to the next handler (see `fallthrough`), so it can come before the host's own routes. It works
+ * with or without `express.json()` before it: a body the host already parsed is passed on as
+ * JSON, otherwise the raw stream is. The request guard applies to the requests it serves.
  */
 export function latchkeyRouter(latchkey: LatchkeyHandler, options: LatchkeyRouterOptions = {}): Router {
   const router = Router();
   const cookies = resolveCookieOptions(options.cookies);
-  router.use(latchkeyRequestGuard());
-  router.use((req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+  const fallthrough = options.fallthrough ?? true;
+  const guard = latchkeyRequestGuard();
+  const serve = (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
     latchkey
       .fetch(toWebRequest(req), { clientIp: req.ip })
       .then(async (response) => {
@@ -54,6 +65,11 @@ export function latchkeyRouter(latchkey: LatchkeyHandler, options: LatchkeyRoute
         return sendResponse(response, res);
       })
       .catch(next);
+  };
+  // One layer: a host request passed on costs a path test, not a guard and a second dispatch.
+  router.use((req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+    if (fallthrough && !isApiPath(req.url)) next();
+    else guard(req, res, () => serve(req, res, next));
   });
   return router;
 }
@@ -93,7 +109,7 @@ function unservable(
       error_type: 'method_not_allowed',
       error_message: `The method ${req.method} is not served.`,
     };
-  const host = req.get('host');
+  const host = req.headers.host;
   if (host !== undefined && !isPlainHost(host))
     return {
       status: 400,
@@ -131,9 +147,6 @@ function toWebRequest(req: ExpressRequest): Request {
   const parsed = hasBody(req.method) && bodyAlreadyRead(req) ? bodyText(req) : undefined;
   return webRequest(req, url, parsed);
 }
-
-/** A path a URL parser leaves as it is: no dot segments, escapes, query or odd characters. */
-const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$/;
 
 /** `new URL(base).origin` (host lower-cased, default port dropped), remembered per base. */
 const origins = new Map<string, string>();

@@ -66,22 +66,81 @@ describe.each(Object.entries(hosts))('latchkeyRouter mounted at /auth, %s', (_na
     expect(bad.body).toMatchObject({ error_type: 'invalid_field', error_field: 'email' });
   });
 
-  it('serves health without a key', async () => {
+  it('serves health without a key, framed by Content-Length rather than chunks', async () => {
     const res = await request(host).get('/auth/v1/health');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+    expect(res.headers['transfer-encoding']).toBeUndefined();
   });
 });
 
-it('leaves requests outside its routes to Latchkey’s 404, inside the mount', async () => {
+it('answers unknown /v1 paths with Latchkey’s 404 and passes the rest of its mount on', async () => {
   const host = express().use('/auth', latchkeyRouter(latchkey));
   host.get('/other', (_req, res) => {
     res.send('host route');
   });
+  host.get('/auth/profile', (_req, res) => {
+    res.send('host route under the mount');
+  });
   expect((await request(host).get('/other')).text).toBe('host route');
-  const res = await request(host).get('/auth/nothing-here');
-  expect(res.status).toBe(404);
-  expect(res.body.error_type).toBe('route_not_found');
+  expect((await request(host).get('/auth/profile')).text).toBe('host route under the mount');
+  const unknown = await request(host)
+    .get('/auth/v1/nothing-here')
+    .set('authorization', `Bearer ${keys.secret_key}`);
+  expect(unknown.status).toBe(404);
+  expect(unknown.body.error_type).toBe('route_not_found');
+  // Outside /v1 and matched by no host route: Express's own 404, not Latchkey's.
+  const outside = await request(host).get('/auth/nothing-here');
+  expect(outside.status).toBe(404);
+  expect(outside.headers['content-type']).toMatch(/^text\/html/);
+});
+
+describe('mounted at the root before the host’s own routes', () => {
+  const host = express().use(latchkeyRouter(latchkey));
+  host.get('/', (_req, res) => {
+    res.send('home');
+  });
+  host.get('/v10/status', (_req, res) => {
+    res.send('not the API');
+  });
+  host.post('/items', express.json(), (req, res) => {
+    res.json({ received: req.body });
+  });
+
+  it('leaves the host its routes, bodies unread', async () => {
+    expect((await request(host).get('/')).text).toBe('home');
+    expect((await request(host).get('/v10/status')).text).toBe('not the API');
+    const posted = await request(host).post('/items?x=1').send({ a: 1 });
+    expect(posted.body).toEqual({ received: { a: 1 } });
+  });
+
+  it('serves /v1, its unknown paths as Latchkey’s JSON 404, and paths that decode into /v1', async () => {
+    expect((await request(host).get('/v1/health')).body).toEqual({ status: 'ok' });
+    expect((await request(host).get('/v1/health?probe=1')).body).toEqual({ status: 'ok' });
+    // Latchkey routes on the decoded path, so the router claims what decodes into /v1 too.
+    expect((await request(host).get('/%76%31/health')).body).toEqual({ status: 'ok' });
+    for (const path of ['/v1', '/v1/nothing-here', '/v1/auth/nothing-here']) {
+      const res = await request(host).get(path).set('authorization', `Bearer ${keys.secret_key}`);
+      expect(res.status, path).toBe(404);
+      expect(res.body, path).toMatchObject({ status_code: 404, error_type: 'route_not_found' });
+      expect(res.body.request_id, path).toBe(res.headers['x-request-id']);
+    }
+  });
+});
+
+it('answers every path with Latchkey’s 404 when fallthrough is false', async () => {
+  const host = express()
+    .use(latchkeyRouter(latchkey, { fallthrough: false }))
+    .get('/never', (_req, res) => {
+      res.send('unreachable');
+    });
+  for (const path of ['/never', '/nothing-here', '/v1/nothing-here']) {
+    const res = await request(host).get(path).set('authorization', `Bearer ${keys.secret_key}`);
+    expect(res.status, path).toBe(404);
+    expect(res.body, path).toMatchObject({ status_code: 404, error_type: 'route_not_found' });
+  }
+  expect((await request(host).get('/v1/health')).body).toEqual({ status: 'ok' });
 });
 
 describe('behind a host express.json()', () => {

@@ -38,14 +38,15 @@ const BEARER = /^Bearer +(\S+)\s*$/i;
 
 /** Resolves the App from `Authorization: Bearer <sk_…|pk_…>`; any valid key passes here. */
 export function apiKeyCheck(apps: AppService, isOpenPath: (path: string) => boolean) {
-  return async (c: C): Promise<void> => {
-    if (isOpenPath(c.req.path)) return;
+  const check = async (c: C): Promise<void> => {
     const key = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
     const found = key ? await apps.authenticateKey(key) : null;
     if (!found) throw new LatchkeyError('unauthorized');
     c.set('app', found.app);
     c.set('keyKind', found.kind);
   };
+  // An open route is passed without a promise (the pipeline awaits only what it gets).
+  return (c: C): Promise<void> | undefined => (isOpenPath(c.req.path) ? undefined : check(c));
 }
 
 /** Path segments and query values: decodable, and free of what text columns cannot hold. */
@@ -82,9 +83,7 @@ type BodyTextReader = (maxBytes: number, tooLarge: () => Error) => Promise<strin
  * trusted from Content-Length), parsed once. Hono's body cache then serves the validator.
  */
 export function jsonBodyReader(maxBytes: number) {
-  return async (c: C): Promise<void> => {
-    const method = c.req.method;
-    if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH') return;
+  const read = async (c: C): Promise<void> => {
     if (!JSON_TYPE.test(c.req.header('content-type') ?? ''))
       throw new LatchkeyError('unsupported_media_type');
     const declared = Number(c.req.header('content-length') ?? 0);
@@ -104,6 +103,11 @@ export function jsonBodyReader(maxBytes: number) {
     if (bad !== undefined) throw unstorableText(bad);
     // Hono caches bodies as promises keyed by reader; its type says otherwise.
     (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+  };
+  // A request without a body is passed without a promise.
+  return (c: C): Promise<void> | undefined => {
+    const method = c.req.method;
+    return method === 'POST' || method === 'PUT' || method === 'PATCH' ? read(c) : undefined;
   };
 }
 

@@ -54,14 +54,19 @@ export function requestPipeline(options: PipelineOptions): MiddlewareHandler<Htt
   };
 
   const guarded = async (c: C, next: Next): Promise<void> => {
-    for (const check of checks) await check(c);
+    for (const check of checks) {
+      // A check with nothing to do returns no promise: awaiting it anyway would cost a turn.
+      const pending = check(c);
+      if (pending) await pending;
+    }
     await next();
   };
 
   const api = async (c: C, next: Next): Promise<void> => {
     const origin = c.req.header('origin');
     try {
-      const preflight = await cors.preflight(c, origin);
+      // CORS has nothing to do for a request without an Origin (a server, curl, a same-origin GET).
+      const preflight = origin === undefined ? undefined : await cors.preflight(c, origin);
       if (preflight) {
         c.res = preflight;
         return;
@@ -70,6 +75,7 @@ export function requestPipeline(options: PipelineOptions): MiddlewareHandler<Htt
     } catch (err) {
       await answerError(c, err);
     }
+    if (origin === undefined) return;
     try {
       await cors.answer(c, origin);
     } catch (err) {
