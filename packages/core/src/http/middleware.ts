@@ -5,7 +5,7 @@ import { readTextCapped } from '../crypto/read-capped.js';
 import { LatchkeyError } from '../errors.js';
 import type { RandomSource } from '../ports/random.js';
 import type { HttpEnv } from './env.js';
-import { findUnstorableText, isStorableText, unstorableText } from './text-safety.js';
+import { findUnstorableText, isStorableText, mayHoldUnstorableText, unstorableText } from './text-safety.js';
 
 type C = Context<HttpEnv>;
 
@@ -99,7 +99,7 @@ export function jsonBodyReader(maxBytes: number) {
     } catch {
       throw new LatchkeyError('invalid_json', text.trim() === '' ? 'The request body is empty.' : undefined);
     }
-    const bad = findUnstorableText(parsed);
+    const bad = mayHoldUnstorableText(text) ? findUnstorableText(parsed) : undefined;
     if (bad !== undefined) throw unstorableText(bad);
     // Hono caches bodies as promises keyed by reader; its type says otherwise.
     (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
