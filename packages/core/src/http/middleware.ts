@@ -5,6 +5,7 @@ import { readTextCapped } from '../crypto/read-capped.js';
 import { LatchkeyError } from '../errors.js';
 import type { RandomSource } from '../ports/random.js';
 import type { HttpEnv } from './env.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { findUnstorableText, isStorableText, mayHoldUnstorableText, unstorableText } from './text-safety.js';
 
 type C = Context<HttpEnv>;
@@ -93,6 +94,8 @@ export function jsonBodyReader(maxBytes: number) {
     const text = raw[READ_BODY_TEXT]
       ? await raw[READ_BODY_TEXT](maxBytes, overLimit)
       : await readTextCapped(raw.body, maxBytes, overLimit);
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+      throw new LatchkeyError('invalid_json', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
