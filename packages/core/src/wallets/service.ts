@@ -8,6 +8,7 @@ import {
 } from '../chains/index.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
+import { requireUser } from '../shared/require-user.js';
 import { type SigningRequest, type SignUnder, signWithoutPolicies } from '../shared/signing-request.js';
 import { encryptForRecipient } from './export/index.js';
 import type { SeedRecord, WalletRecord, WalletType } from './repo.js';
@@ -45,10 +46,6 @@ export function walletService(
   k: Kernel,
   { signUnder = signWithoutPolicies }: { signUnder?: SignUnder } = {},
 ) {
-  async function requireUser(appId: string, userId: string) {
-    if (!(await k.storage.users.get(appId, userId))) throw new LatchkeyError('user_not_found');
-  }
-
   async function requireWallet(appId: string, walletId: string) {
     const wallet = await k.storage.wallets.get(appId, walletId);
     if (!wallet) throw new LatchkeyError('wallet_not_found');
@@ -249,7 +246,7 @@ export function walletService(
           field: 'mnemonic',
         });
       }
-      await requireUser(appId, input.user_id);
+      await requireUser(k.storage.users, appId, input.user_id);
       const app = await k.app(appId);
       const network = app.settings.wallets.network;
       const chain = chainModules[input.wallet_type];
