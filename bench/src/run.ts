@@ -9,6 +9,7 @@ import { PRIMITIVE_OF, signingPrimitiveRates } from './ed25519-rate.js';
 import { type Measurement, measureInRounds, type Target } from './measure.js';
 import { sessionCheckRates } from './session-check-rate.js';
 import { signInTargets } from './sign-in-targets.js';
+import { signingCeilingTargets } from './signing-ceilings.js';
 import { walletAuthTargets } from './wallet-auth-targets.js';
 import { walletServiceRates, walletTargets } from './wallet-targets.js';
 
@@ -158,6 +159,7 @@ try {
       amount: verifyCodes,
     },
     ...wallets,
+    ...signingCeilingTargets(`${bareExpress.info.url}/ceiling`),
     ...walletAuth,
     ...signIns,
   ];

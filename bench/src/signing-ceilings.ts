@@ -1,0 +1,117 @@
+import { createECDH, createHmac, createPrivateKey, sign as nodeSign, pbkdf2, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import * as sr25519 from '@scure/sr25519';
+import express, { type Router } from 'express';
+import type { Target } from './measure.js';
+
+/**
+ * Bare Express routes that do only the cryptography a wallet route cannot skip, with keys held in
+ * memory: no API key, no storage, no vault, no policy, no audit entry. What they reach is the
+ * most any one-process HTTP server can reach for that work on this machine, in the same run, so
+ * it says how far issue 18's ratio targets (≥ 0.8× the primitive) are reachable at all.
+ */
+export function signingCeilings(): Router {
+  const secpKey = secp256k1.utils.randomSecretKey();
+  const miniSecret = randomBytes(32);
+  const edKey = createPrivateKey({
+    key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), randomBytes(32)]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const router = express.Router();
+  router.use(express.json());
+  const message = (req: express.Request) => new TextEncoder().encode(String(req.body?.message ?? ''));
+  const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+  router.post('/sign/ethereum', (req, res) => {
+    const text = message(req);
+    const prefixed = Buffer.concat([Buffer.from(`\x19Ethereum Signed Message:\n${text.length}`), text]);
+    const signed = secp256k1.sign(keccak_256(prefixed), secpKey, { prehash: false, format: 'recovered' });
+    // r ‖ s ‖ v, as personal_sign answers (noble puts the recovery bit first).
+    res.json({ signature: hex(Buffer.concat([signed.subarray(1), Buffer.of(27 + signed[0]!)])) });
+  });
+  router.post('/sign/bitcoin', (req, res) => {
+    res.json({
+      signature: hex(
+        secp256k1.sign(sha256(sha256(message(req))), secpKey, { prehash: false, format: 'der' }),
+      ),
+    });
+  });
+  router.post('/sign/DOT', (req, res) => {
+    res.json({ signature: hex(sr25519.sign(sr25519.secretFromSeed(miniSecret), message(req))) });
+  });
+  router.post('/sign/ed25519', (req, res) => {
+    res.json({ signature: hex(nodeSign(null, message(req), edKey)) });
+  });
+  router.post('/create/ethereum', async (_req, res, next) => {
+    try {
+      res.json({ address: await ethereumAddressOfNewSeed() });
+    } catch (err) {
+      next(err);
+    }
+  });
+  return router;
+}
+
+const pbkdf2Async = promisify(pbkdf2);
+const N = secp256k1.Point.Fn.ORDER;
+const PATH = [0x8000002c, 0x8000003c, 0x80000000, 0, 0]; // m/44'/60'/0'/0/0
+
+const publicKey = (secret: Uint8Array, compressed: boolean) => {
+  const ecdh = createECDH('secp256k1');
+  ecdh.setPrivateKey(secret);
+  return ecdh.getPublicKey(null, compressed ? 'compressed' : 'uncompressed');
+};
+
+/**
+ * What creating a new user's ethereum wallet must compute: 32 bytes of entropy, the BIP-39 seed
+ * stretch (2,048 rounds of PBKDF2-SHA512, on the thread pool), BIP-32 down m/44'/60'/0'/0/0 (two
+ * non-hardened steps, each needing its parent's public key) and the address's public key, all
+ * on node:crypto. The mnemonic's words are left out (the stretch runs over the entropy's hex):
+ * cheaper than the real thing, so a bound.
+ */
+async function ethereumAddressOfNewSeed(): Promise<string> {
+  const seed = await pbkdf2Async(randomBytes(32).toString('hex'), 'mnemonic', 2048, 64, 'sha512');
+  return ethereumAddress(seed);
+}
+
+/** The BIP-44 ethereum address of a BIP-39 seed (exported to be checked against @scure/bip32). */
+export function ethereumAddress(seed: Uint8Array): string {
+  let node = createHmac('sha512', 'Bitcoin seed').update(seed).digest();
+  for (const index of PATH) {
+    const key = node.subarray(0, 32);
+    const data = Buffer.alloc(37);
+    if (index >= 0x80000000) key.copy(data, 1);
+    else publicKey(key, true).copy(data);
+    data.writeUInt32BE(index, 33);
+    const I = createHmac('sha512', node.subarray(32)).update(data).digest();
+    const child = (BigInt(`0x${I.subarray(0, 32).toString('hex')}`) + BigInt(`0x${key.toString('hex')}`)) % N;
+    node = Buffer.concat([Buffer.from(child.toString(16).padStart(64, '0'), 'hex'), I.subarray(32)]);
+  }
+  return `0x${Buffer.from(keccak_256(publicKey(node.subarray(0, 32), false).subarray(1)).subarray(12)).toString('hex')}`;
+}
+
+/** The ceiling rows, named so that each is set against its primitive like the route it bounds. */
+export function signingCeilingTargets(base: string): Target[] {
+  const body = { message: 'Sign in to example.com\nNonce: 8f2a61c0' };
+  const sign = (chain: string, path: string): Target => ({
+    name: `ceiling: bare Express route + sign_message ${chain} primitive only`,
+    url: `${base}/sign/${path}`,
+    method: 'POST',
+    body,
+  });
+  return [
+    sign('ethereum', 'ethereum'),
+    sign('bitcoin', 'bitcoin'),
+    sign('DOT', 'DOT'),
+    sign('solana/XLM', 'ed25519'),
+    {
+      name: 'ceiling: bare Express route + wallets/create ethereum cryptography only (new seed)',
+      url: `${base}/create/ethereum`,
+      method: 'POST',
+      body: {},
+    },
+  ];
+}
