@@ -4,6 +4,7 @@ import type { SigningRequest, SignUnder } from '../shared/signing-request.js';
 import { evaluatePolicies, type RuleRef } from './evaluate.js';
 import type { SignatureDecision, WalletPolicyRecord, WalletSignatureRecord } from './repo.js';
 import type { CreatePolicyRequest, UpdatePolicyRequest, WalletPolicy } from './schema.js';
+import { policyRecordsOnce } from './shared-records.js';
 
 /**
  * How long a process keeps an App's policies for its signatures without reading them again. A
@@ -42,29 +43,40 @@ const signatureView = (s: WalletSignatureRecord) => ({
 /** Wallets whose policies one App keeps cached; past this the App's entries start over. */
 const MAX_CACHED_WALLETS = 10_000;
 
+/** Distinct policies one App keeps cached; past this its copies start over. */
+const MAX_CACHED_POLICIES = 10_000;
+
 export type WalletPolicyService = ReturnType<typeof walletPolicyService>;
 
 /** Wallet policies, the gate every signature passes (`signUnder`), and the audit trail it writes. */
 export function walletPolicyService(k: Kernel) {
   let reservationsSincePrune = 0;
-  // App id → wallet id → the policies a signature by that wallet answers to. Only what a
-  // signature reads is cached; the caps' running totals are not (storage keeps those exact).
-  const cached = new Map<string, Map<string, { policies: WalletPolicyRecord[]; until: number }>>();
+  // App id → wallet id → the policies a signature by that wallet answers to, each policy held once
+  // per App. Only what a signature reads is cached; the caps' running totals are not (storage
+  // keeps those exact).
+  type AppCache = {
+    wallets: Map<string, { policies: WalletPolicyRecord[]; until: number }>;
+    once: (records: WalletPolicyRecord[]) => WalletPolicyRecord[];
+  };
+  const cached = new Map<string, AppCache>();
 
   let changes = 0;
 
   async function policiesFor(appId: string, walletId: string): Promise<WalletPolicyRecord[]> {
-    const hit = cached.get(appId)?.get(walletId);
+    const hit = cached.get(appId)?.wallets.get(walletId);
     if (hit && hit.until > k.now()) return hit.policies;
     const seen = changes;
-    const policies = await k.storage.walletPolicies.listForWallet(appId, walletId);
+    const read = await k.storage.walletPolicies.listForWallet(appId, walletId);
     // A change made in this process while the read ran: do not keep what it may have replaced.
-    if (seen === changes) {
-      const ofApp = cached.get(appId) ?? new Map();
-      if (ofApp.size >= MAX_CACHED_WALLETS) ofApp.clear();
-      ofApp.set(walletId, { policies, until: k.now() + POLICY_CACHE_SECONDS });
+    if (seen !== changes) return read;
+    let ofApp = cached.get(appId);
+    if (!ofApp) {
+      ofApp = { wallets: new Map(), once: policyRecordsOnce(MAX_CACHED_POLICIES) };
       cached.set(appId, ofApp);
     }
+    if (ofApp.wallets.size >= MAX_CACHED_WALLETS) ofApp.wallets.clear();
+    const policies = ofApp.once(read);
+    ofApp.wallets.set(walletId, { policies, until: k.now() + POLICY_CACHE_SECONDS });
     return policies;
   }
 
