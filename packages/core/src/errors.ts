@@ -223,6 +223,10 @@ export const errorCatalogue = {
     status: 409,
     message: 'The user already has an active TOTP; delete it before creating another.',
   },
+  policy_limit_reached: {
+    status: 409,
+    message: 'The App already has as many wallet policies as it may keep (100); delete one first.',
+  },
   duplicate_wallet: {
     status: 409,
     message: 'A wallet with this address and type already exists in this App.',

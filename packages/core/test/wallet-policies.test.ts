@@ -12,7 +12,7 @@ import {
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
 import { createLatchkey, localKeyVault } from '../src/index.js';
-import { POLICY_CACHE_SECONDS } from '../src/wallet-policies/service.js';
+import { MAX_POLICIES_PER_APP, POLICY_CACHE_SECONDS } from '../src/wallet-policies/service.js';
 import {
   expectErrorShape,
   manualClock,
@@ -140,6 +140,25 @@ describe('wallet policies over HTTP', () => {
     const publicKey = await t.call('POST', '/v1/wallets/policies', { name: 'x', rules }, t.public_token);
     expect(expectErrorShape(publicKey).error_type).toBe('secret_key_required');
     expect((await t.call('GET', '/v1/wallets/policies', undefined, t.public_token)).status).toBe(403);
+  });
+
+  it(`keeps at most ${MAX_POLICIES_PER_APP} policies per App: the next is 409 policy_limit_reached until one is deleted`, async () => {
+    const { t, policy, newWallet } = await setup();
+    const wallet = await newWallet();
+    const rules = [{ kind: 'allowed_chains', chains: ['solana'] }];
+    const made: string[] = [];
+    for (let i = 0; i < MAX_POLICIES_PER_APP; i++)
+      made.push(
+        (await policy({ name: `p${i}`, rules, ...(i % 2 ? { wallet_id: wallet.id } : {}) })).policy_id,
+      );
+    const refused = await t.call('POST', '/v1/wallets/policies', { name: 'one more', rules });
+    expect(refused.status).toBe(409);
+    expect(expectErrorShape(refused).error_type).toBe('policy_limit_reached');
+    // Another App keeps its own count.
+    const other = await setup();
+    await other.policy({ name: 'theirs', rules });
+    expect((await t.call('DELETE', `/v1/wallets/policies/${made[0]}`)).status).toBe(200);
+    await policy({ name: 'in its place', rules });
   });
 
   it('refuses bad rules by field, and a wallet that is not the App’s', async () => {

@@ -12,8 +12,11 @@ export function memoryWalletPolicyRepo(rows: Map<string, WalletPolicyRecord>): W
   const ofApp = (appId: string) =>
     [...rows.values()].filter((p) => p.app_id === appId).sort((a, b) => (a.id < b.id ? -1 : 1));
   return {
-    async insert(policy) {
+    async insert(policy, { maxPerApp }) {
+      // Each method runs alone under the memory Storage's lock: the count and the insert cannot interleave.
+      if (ofApp(policy.app_id).length >= maxPerApp) return { inserted: false };
       rows.set(policy.id, copy(policy));
+      return { inserted: true };
     },
     async get(appId, policyId) {
       const p = rows.get(policyId);

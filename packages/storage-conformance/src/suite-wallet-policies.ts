@@ -72,13 +72,38 @@ export function walletPolicyRepoCases(storage: () => Storage): void {
   };
 
   describe('wallet policies', () => {
+    it('keeps at most maxPerApp policies per App, exactly when 20 inserts race', async () => {
+      const { s, app, wallet } = await setup();
+      const other = await setup();
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          s.walletPolicies.insert(makePolicy(app.id, i % 2 ? { wallet_id: wallet.id } : {}), {
+            maxPerApp: 5,
+          }),
+        ),
+      );
+      expect(results.filter((r) => r.inserted)).toHaveLength(5);
+      expect((await s.walletPolicies.list(app.id, { limit: 100 })).policies).toHaveLength(5);
+      expect(await s.walletPolicies.insert(makePolicy(app.id), { maxPerApp: 5 })).toEqual({
+        inserted: false,
+      });
+      // Another App's count is its own.
+      expect(await s.walletPolicies.insert(makePolicy(other.app.id), { maxPerApp: 5 })).toEqual({
+        inserted: true,
+      });
+      // A deleted policy frees its place.
+      const [first] = (await s.walletPolicies.list(app.id, { limit: 1 })).policies;
+      expect(await s.walletPolicies.delete(app.id, first!.id)).toBe(true);
+      expect(await s.walletPolicies.insert(makePolicy(app.id), { maxPerApp: 5 })).toEqual({ inserted: true });
+    });
+
     it('stores, lists by page, updates and deletes policies within their App', async () => {
       const { s, app, wallet } = await setup();
       const other = await setup();
       const all = makePolicy(app.id);
       const one = makePolicy(app.id, { wallet_id: wallet.id });
       const foreign = makePolicy(other.app.id);
-      for (const p of [all, one, foreign]) await s.walletPolicies.insert(p);
+      for (const p of [all, one, foreign]) await s.walletPolicies.insert(p, { maxPerApp: 100 });
       expect(await s.walletPolicies.get(app.id, all.id)).toEqual(all);
       expect(await s.walletPolicies.get(app.id, foreign.id)).toBeNull();
       expect(await s.walletPolicies.list(app.id, { limit: 10 })).toEqual({
@@ -122,7 +147,7 @@ export function walletPolicyRepoCases(storage: () => Storage): void {
       const all = makePolicy(app.id);
       const mine = makePolicy(app.id, { wallet_id: wallet.id });
       const theirs = makePolicy(app.id, { wallet_id: second.id });
-      for (const p of [all, mine, theirs]) await s.walletPolicies.insert(p);
+      for (const p of [all, mine, theirs]) await s.walletPolicies.insert(p, { maxPerApp: 100 });
       expect(await s.walletPolicies.listForWallet(app.id, wallet.id)).toEqual([all, mine]);
       expect(await s.walletPolicies.listForWallet(app.id, second.id)).toEqual([all, theirs]);
     });

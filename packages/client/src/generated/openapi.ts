@@ -462,7 +462,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -592,7 +592,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -722,7 +722,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -852,7 +852,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1652,7 +1652,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1885,7 +1885,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1997,7 +1997,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2672,7 +2672,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3120,7 +3120,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4410,7 +4410,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4682,6 +4682,15 @@ export interface paths {
                 };
                 /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5581,7 +5590,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_recipient_key" | "invalid_transaction" | "invalid_webhook_url" | "webhook_url_not_allowed" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "token_wallet_type_mismatch" | "token_not_on_network" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "invalid_wallet_address" | "unauthorized" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "device_fingerprint_mismatch" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "session_not_found" | "session_required" | "invalid_session_jwt" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "secret_key_required" | "policy_violation" | "cross_site_request" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "totp_not_found" | "wallet_not_found" | "policy_not_found" | "webauthn_credential_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "magic_link_not_found" | "otp_code_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "totp_already_active" | "duplicate_wallet" | "duplicate_webauthn_credential" | "wallet_belongs_to_another_user" | "request_too_large" | "unsupported_media_type" | "totp_locked" | "recovery_code_locked" | "rate_limited" | "internal_error" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_recipient_key" | "invalid_transaction" | "invalid_webhook_url" | "webhook_url_not_allowed" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "token_wallet_type_mismatch" | "token_not_on_network" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "invalid_wallet_address" | "unauthorized" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "device_fingerprint_mismatch" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "session_not_found" | "session_required" | "invalid_session_jwt" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "secret_key_required" | "policy_violation" | "cross_site_request" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "totp_not_found" | "wallet_not_found" | "policy_not_found" | "webauthn_credential_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "magic_link_not_found" | "otp_code_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "totp_already_active" | "policy_limit_reached" | "duplicate_wallet" | "duplicate_webauthn_credential" | "wallet_belongs_to_another_user" | "request_too_large" | "unsupported_media_type" | "totp_locked" | "recovery_code_locked" | "rate_limited" | "internal_error" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;

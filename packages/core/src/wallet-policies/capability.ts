@@ -7,7 +7,13 @@ export const walletPoliciesCapability = defineCapability({
   name: 'walletPolicies',
   needs: [],
   storage: ['walletPolicies', 'walletSpends', 'walletSignatures'],
-  errors: ['internal_error', 'policy_not_found', 'policy_violation', 'wallet_not_found'],
+  errors: [
+    'internal_error',
+    'policy_limit_reached',
+    'policy_not_found',
+    'policy_violation',
+    'wallet_not_found',
+  ],
   service: ({ kernel }) => walletPolicyService(kernel),
   routes: registerWalletPolicyRoutes,
 });

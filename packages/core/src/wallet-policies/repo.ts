@@ -20,7 +20,12 @@ export interface WalletPolicyPage {
 }
 
 export interface WalletPolicyRepo {
-  insert(policy: WalletPolicyRecord): Promise<void>;
+  /**
+   * Stores the policy unless its App already has `maxPerApp` of them (`inserted` false then),
+   * exactly under concurrency: another insert for the App cannot come between the count and the
+   * insert.
+   */
+  insert(policy: WalletPolicyRecord, limits: { maxPerApp: number }): Promise<{ inserted: boolean }>;
   get(appId: string, policyId: string): Promise<WalletPolicyRecord | null>;
   /** Policies ordered by id, after the cursor id, optionally those attached to one wallet. */
   list(

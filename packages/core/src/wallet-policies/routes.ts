@@ -25,7 +25,7 @@ const create = createRoute({
   path: '/v1/wallets/policies',
   summary: "Create a policy on the App's wallets, or on one wallet",
   request: jsonBody(createPolicyRequestSchema),
-  responses: { 200: jsonResponse('The policy', policySchema), ...errorResponses(403, 404, 413, 415) },
+  responses: { 200: jsonResponse('The policy', policySchema), ...errorResponses(403, 404, 409, 413, 415) },
 });
 
 const list = createRoute({

@@ -12,6 +12,13 @@ import { policyRecordsOnce } from './shared-records.js';
  */
 export const POLICY_CACHE_SECONDS = 5;
 
+/**
+ * Policies one App may keep. Every signature by a wallet judges all of the App's policies and
+ * its own on the process's one event loop, which every App shares: the work one App's key can
+ * put on each signature is bounded here (with at most 50 rules per policy).
+ */
+export const MAX_POLICIES_PER_APP = 100;
+
 /** Daily caps are rolling: a spend counts for this long after it is made. */
 export const DAILY_WINDOW_SECONDS = 24 * 60 * 60;
 
@@ -200,7 +207,8 @@ export function walletPolicyService(k: Kernel) {
         created_at: now,
         updated_at: now,
       };
-      await k.storage.walletPolicies.insert(policy);
+      const { inserted } = await k.storage.walletPolicies.insert(policy, { maxPerApp: MAX_POLICIES_PER_APP });
+      if (!inserted) throw new LatchkeyError('policy_limit_reached');
       forget(appId);
       return policyView(policy);
     },

@@ -31,19 +31,32 @@ const toPolicy = (row: Selectable<WalletPoliciesTable>): WalletPolicyRecord => (
 
 export function kyselyWalletPolicyRepo(db: LatchkeyDb): WalletPolicyRepo {
   return {
-    async insert(p) {
-      await db
-        .insertInto('wallet_policies')
-        .values({
-          id: p.id,
-          app_id: p.app_id,
-          name: p.name,
-          wallet_id: p.wallet_id,
-          rules: toJson(p.rules),
-          created_at: p.created_at,
-          updated_at: p.updated_at,
-        })
-        .execute();
+    async insert(p, { maxPerApp }) {
+      // The App's row, locked against other policy inserts (NO KEY UPDATE: the foreign-key checks
+      // of the App's other writes still pass), queues them; under READ COMMITTED the count after
+      // the lock sees every policy committed before it was granted.
+      return inTransaction(db, async (trx) => {
+        await trx.selectFrom('apps').select('id').where('id', '=', p.app_id).forNoKeyUpdate().execute();
+        const { count } = await trx
+          .selectFrom('wallet_policies')
+          .select((eb) => eb.fn.countAll<string>().as('count'))
+          .where('app_id', '=', p.app_id)
+          .executeTakeFirstOrThrow();
+        if (Number(count) >= maxPerApp) return { inserted: false };
+        await trx
+          .insertInto('wallet_policies')
+          .values({
+            id: p.id,
+            app_id: p.app_id,
+            name: p.name,
+            wallet_id: p.wallet_id,
+            rules: toJson(p.rules),
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+          })
+          .execute();
+        return { inserted: true };
+      });
     },
 
     async get(appId, policyId) {
