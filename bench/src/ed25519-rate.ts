@@ -25,12 +25,13 @@ async function rate(name: string, seconds: number, op: (i: number) => unknown): 
   };
 }
 
-const PKCS8_ED25519 = Uint8Array.from([
+/** The PKCS#8 header of an Ed25519 private key; the 32-byte seed follows. */
+export const PKCS8_ED25519 = Uint8Array.from([
   0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
 ]);
 
 /** The EIP-191 prefix of a message, as personal_sign hashes it. */
-const eip191 = (message: Uint8Array) =>
+export const eip191 = (message: Uint8Array) =>
   new Uint8Array([
     ...new TextEncoder().encode(`\x19Ethereum Signed Message:\n${message.length}`),
     ...message,

@@ -5,6 +5,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import * as sr25519 from '@scure/sr25519';
 import express, { type Router } from 'express';
+import { eip191, PKCS8_ED25519 } from './ed25519-rate.js';
 import type { Target } from './measure.js';
 
 /**
@@ -17,7 +18,7 @@ export function signingCeilings(): Router {
   const secpKey = secp256k1.utils.randomSecretKey();
   const miniSecret = randomBytes(32);
   const edKey = createPrivateKey({
-    key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), randomBytes(32)]),
+    key: Buffer.concat([PKCS8_ED25519, randomBytes(32)]),
     format: 'der',
     type: 'pkcs8',
   });
@@ -26,9 +27,10 @@ export function signingCeilings(): Router {
   const message = (req: express.Request) => new TextEncoder().encode(String(req.body?.message ?? ''));
   const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
   router.post('/sign/ethereum', (req, res) => {
-    const text = message(req);
-    const prefixed = Buffer.concat([Buffer.from(`\x19Ethereum Signed Message:\n${text.length}`), text]);
-    const signed = secp256k1.sign(keccak_256(prefixed), secpKey, { prehash: false, format: 'recovered' });
+    const signed = secp256k1.sign(keccak_256(eip191(message(req))), secpKey, {
+      prehash: false,
+      format: 'recovered',
+    });
     // r ‖ s ‖ v, as personal_sign answers (noble puts the recovery bit first).
     res.json({ signature: hex(Buffer.concat([signed.subarray(1), Buffer.of(27 + signed[0]!)])) });
   });
