@@ -15,11 +15,14 @@ export function webRequest(req: IncomingMessage, url: string, parsedBody?: strin
 
 const SOURCE = Symbol('source');
 const HEADERS = Symbol('headers');
+const VIEW = Symbol('view');
 const BODY = Symbol('body');
 const REAL = Symbol('request');
 
 interface LazyRequest {
   [SOURCE]: { req: IncomingMessage; url: string; parsedBody: string | undefined };
+  /** The read-only view `headers` gives until something needs the real Headers. */
+  [VIEW]?: Headers;
   [HEADERS]?: Headers;
   [BODY]?: ReadableStream<Uint8Array> | null;
   [REAL]?: Request;
@@ -143,6 +146,59 @@ function readBodyText(view: LazyRequest, maxBytes: number, tooLarge: () => Error
   });
 }
 
+/** The real Headers of the request, built once from the Node headers. */
+function realHeaders(view: LazyRequest): Headers {
+  view[HEADERS] ??= headersOf(view);
+  return view[HEADERS];
+}
+
+/**
+ * Latchkey reads a handful of headers by name from each request. `get` and `has` answer those
+ * from the Node request's own header object (names lower-cased, repeats already joined by Node,
+ * as headersOf copies them), which spares copying every header into an undici Headers through
+ * WebIDL checks. Any other member, and any name that is not a plain token, goes to the real
+ * Headers; once it exists, everything does, so a change made through it is always seen.
+ */
+function headersView(view: LazyRequest): Headers {
+  const headers = Object.create(headersViewPrototype) as HeadersView;
+  headers[OWNER] = view;
+  return headers as unknown as Headers;
+}
+
+const OWNER = Symbol('owner');
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+interface HeadersView {
+  [OWNER]: LazyRequest;
+}
+
+/** The value Node holds for `name`, as the real Headers would give it, or undefined to ask it. */
+function nodeValue(view: LazyRequest, name: string): string | null | undefined {
+  if (view[HEADERS] !== undefined || !TOKEN.test(name)) return undefined;
+  const { req, parsedBody } = view[SOURCE];
+  const key = name.toLowerCase();
+  if (parsedBody !== undefined && (key === 'content-length' || key === 'transfer-encoding')) return null;
+  const value = req.headers[key];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+const headersViewPrototype: object = Object.create(Headers.prototype, {
+  ...delegatedTo(Headers.prototype, (self: HeadersView) => realHeaders(self[OWNER])),
+  get: {
+    value(this: HeadersView, name: string) {
+      const value = nodeValue(this[OWNER], name);
+      return value === undefined ? realHeaders(this[OWNER]).get(name) : value;
+    },
+  },
+  has: {
+    value(this: HeadersView, name: string) {
+      const value = nodeValue(this[OWNER], name);
+      return value === undefined ? realHeaders(this[OWNER]).has(name) : value !== null;
+    },
+  },
+});
+
 function realRequest(view: LazyRequest): Request {
   if (view[REAL]) return view[REAL];
   const { req, url } = view[SOURCE];
@@ -150,7 +206,7 @@ function realRequest(view: LazyRequest): Request {
   const body = lazy.body;
   // A body already read through the view cannot be read again through the real Request.
   const usable = body && !body.locked ? body : null;
-  const init: RequestInit & { duplex?: 'half' } = { method: req.method ?? 'GET', headers: lazy.headers };
+  const init: RequestInit & { duplex?: 'half' } = { method: req.method ?? 'GET', headers: realHeaders(view) };
   if (usable) {
     init.body = usable;
     init.duplex = 'half';
@@ -172,8 +228,8 @@ const fast: PropertyDescriptorMap = {
   },
   headers: {
     get(this: LazyRequest) {
-      this[HEADERS] ??= headersOf(this);
-      return this[HEADERS];
+      this[VIEW] ??= headersView(this);
+      return this[VIEW];
     },
   },
   body: {
@@ -184,23 +240,23 @@ const fast: PropertyDescriptorMap = {
   },
 };
 
-/** Every other member of Request.prototype, answered by the real Request. */
-function delegated(): PropertyDescriptorMap {
+/** Every member of `proto` (getters and methods, by name or symbol), answered by `real(this)`. */
+function delegatedTo<T>(proto: object, real: (self: T) => object): PropertyDescriptorMap {
   const map: PropertyDescriptorMap = {};
-  for (const name of Object.getOwnPropertyNames(Request.prototype)) {
-    if (name === 'constructor' || name in fast) continue;
-    const own = Object.getOwnPropertyDescriptor(Request.prototype, name)!;
+  for (const name of Reflect.ownKeys(proto)) {
+    if (name === 'constructor' || name === Symbol.toStringTag) continue;
+    const own = Object.getOwnPropertyDescriptor(proto, name)!;
     if (own.get) {
       map[name] = {
-        get(this: LazyRequest) {
-          return Reflect.get(realRequest(this), name);
+        get(this: T) {
+          return Reflect.get(real(this), name);
         },
       };
     } else if (typeof own.value === 'function') {
       map[name] = {
-        value(this: LazyRequest, ...args: unknown[]) {
-          const real = realRequest(this);
-          return (Reflect.get(real, name) as (...a: unknown[]) => unknown).apply(real, args);
+        value(this: T, ...args: unknown[]) {
+          const target = real(this);
+          return (Reflect.get(target, name) as (...a: unknown[]) => unknown).apply(target, args);
         },
       };
     }
@@ -209,7 +265,7 @@ function delegated(): PropertyDescriptorMap {
 }
 
 const lazyRequestPrototype: object = Object.create(Request.prototype, {
-  ...delegated(),
+  ...delegatedTo(Request.prototype, realRequest),
   ...fast,
   [READ_BODY_TEXT]: {
     value(this: LazyRequest, maxBytes: number, tooLarge: () => Error) {

@@ -201,3 +201,30 @@ it('passes on the status, every header (each Set-Cookie on its own) and the body
   expect(res.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2; Path=/']);
   expect(new Uint8Array(res.body as Buffer)).toEqual(bytes);
 });
+
+it("gives the core the client's address, as Express reads it through trusted proxies, for limits by IP", async () => {
+  const app = await latchkey.apps.create({
+    name: 'Limits by IP',
+    settings: {
+      rate_limits: {
+        routes: { 'POST /v1/auth/sessions/authenticate': { limit: 1, window_seconds: 60, by: 'ip' } },
+      },
+    },
+  });
+  const host = express().set('trust proxy', true).use(latchkeyRouter(latchkey));
+  const call = (ip: string) =>
+    request(host)
+      .post('/v1/auth/sessions/authenticate')
+      .set('authorization', `Bearer ${app.secret_key}`)
+      .set('x-forwarded-for', ip)
+      .send({ session_token: 'lks_unknown' });
+  const refused = { status: 401, error_type: 'session_not_found' };
+  const answer = async (ip: string) => {
+    const res = await call(ip);
+    return { status: res.status, error_type: res.body.error_type };
+  };
+  expect(await answer('203.0.113.1')).toEqual(refused);
+  expect(await answer('203.0.113.1')).toEqual({ status: 429, error_type: 'rate_limited' });
+  // Another address has its own allowance: the limit is keyed by the forwarded address.
+  expect(await answer('203.0.113.2')).toEqual(refused);
+});

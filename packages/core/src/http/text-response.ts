@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { HttpEnv } from './env.js';
+import { listHeaders } from './list-headers.js';
 
 /**
  * Whether this is Node, whose servers and adapters read a Response through its JS getters and
@@ -19,18 +20,30 @@ const readsThroughGetters =
  * A `Response` whose body is a string kept as is. Every answer of the API is a small JSON text,
  * and a plain `Response` built from a string sets up a ReadableStream that the adapter then
  * reads back: on cheap routes that cost more than the route. Here the stream is made only when
- * someone asks for `body`; `text()`, `json()` and `arrayBuffer()` answer from the string. (On
- * Node only: see readsThroughGetters.)
+ * someone asks for `body`; `text()`, `json()` and `arrayBuffer()` answer from the string. Its
+ * headers are a list-headers.ts `Headers`, which the pipeline's half dozen `set` calls and the
+ * adapter's read-back cost little. (Both on Node only: see readsThroughGetters.)
  */
 function defineTextResponse() {
   return class TextResponse extends Response {
     readonly #text: string;
+    readonly #headers: Headers | undefined;
     #stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
     #used = false;
 
     constructor(text: string, init: ResponseInit) {
-      super(readsThroughGetters ? null : text, init);
+      if (readsThroughGetters) {
+        // Status and status text only: the headers are kept here, not copied into undici's list.
+        super(null, { status: init.status, statusText: init.statusText });
+        this.#headers = listHeaders(init.headers);
+      } else {
+        super(text, init);
+      }
       this.#text = text;
+    }
+
+    override get headers(): Headers {
+      return this.#headers ?? super.headers;
     }
 
     override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
