@@ -172,11 +172,20 @@ interface HeadersView {
   [OWNER]: LazyRequest;
 }
 
+/** Names asked before, lower-cased: the core asks for the same few on every request. */
+const lowerNames = new Map<string, string>();
+
 /** The value Node holds for `name`, as the real Headers would give it, or undefined to ask it. */
 function nodeValue(view: LazyRequest, name: string): string | null | undefined {
-  if (view[HEADERS] !== undefined || !TOKEN.test(name)) return undefined;
+  if (view[HEADERS] !== undefined) return undefined;
+  let key = lowerNames.get(name);
+  if (key === undefined) {
+    if (!TOKEN.test(name)) return undefined;
+    key = name.toLowerCase();
+    if (lowerNames.size >= 256) lowerNames.clear();
+    lowerNames.set(name, key);
+  }
   const { req, parsedBody } = view[SOURCE];
-  const key = name.toLowerCase();
   if (parsedBody !== undefined && (key === 'content-length' || key === 'transfer-encoding')) return null;
   const value = req.headers[key];
   if (value === undefined) return null;
