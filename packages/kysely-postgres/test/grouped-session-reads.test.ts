@@ -69,14 +69,24 @@ describe.skipIf(!DATABASE_URL)('grouped session reads on a pg Pool', () => {
   });
 
   it('give callers of the same session records of their own', async () => {
-    const { app, sessions } = await sessionsOf(1);
+    // A `__proto__` key, as JSON.parse makes it: an own key, which a copy must keep as one.
+    const fingerprint = JSON.parse('{"user_agent":"UA","ip":"203.0.113.9","extra":{"__proto__":{"a":1}}}');
+    const { app, sessions } = await sessionsOf(1, () => ({ device_fingerprint: fingerprint }));
     const session = sessions[0]!;
     const records = await Promise.all(
       Array.from({ length: 10 }, () => storage.sessions.findByTokenHash(app.id, session.token_hash)),
     );
+    expect(grouped()).toBeGreaterThan(0);
     for (const record of records) expect(record).toEqual(session);
     records[1]!.factors.length = 0;
+    (records[1]!.device_fingerprint as Record<string, unknown>).ip = 'changed';
     expect(records[2]!.factors).toEqual(session.factors);
+    expect(records[2]!.device_fingerprint).toEqual(session.device_fingerprint);
+    for (const record of records) {
+      const extra = (record!.device_fingerprint as unknown as { extra: object }).extra;
+      expect(Object.hasOwn(extra, '__proto__')).toBe(true);
+      expect(Object.getPrototypeOf(extra)).toBe(Object.prototype);
+    }
     expect(new Set(records).size).toBe(records.length);
   });
 

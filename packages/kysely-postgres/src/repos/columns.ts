@@ -9,6 +9,17 @@ export const toNullableSeconds = (value: string | number | bigint | null): numbe
 /** json(b) arrives parsed, unless a host's type parsers leave it as text. */
 export const fromJson = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
 
+/**
+ * A deep copy of parsed JSON (arrays, plain objects and primitives): for the small documents a
+ * row holds, several times cheaper than structuredClone. Keys are defined, not assigned, so a
+ * `__proto__` key stays a key.
+ */
+export function copyJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyJson);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copyJson(v)]));
+}
+
 /** Written as text, so arrays stay JSON arrays (pg would send a JS array as a Postgres array). */
 export const toJson = (value: unknown): string => JSON.stringify(value);
 

@@ -3,7 +3,7 @@ import { type Compilable, type CompiledQuery, type Selectable, sql } from 'kysel
 import type { LatchkeyDb, SessionsTable } from '../database.js';
 import type { PreparedRead } from '../prepared-reads.js';
 import { batched } from './batched.js';
-import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
+import { copyJson, fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
 
 const toRecord = (row: Selectable<SessionsTable>): SessionRecord => ({
   id: row.id,
@@ -118,7 +118,12 @@ function sessionLookup(db: LatchkeyDb, read: PreparedRead | undefined, key: Sess
           if (row) given.add(row);
           return row;
         }
-        return structuredClone(row);
+        // The other columns are strings, numbers and Dates that toRecord only reads.
+        return {
+          ...row,
+          factors: copyJson(row.factors) as typeof row.factors,
+          device_fingerprint: copyJson(row.device_fingerprint) as typeof row.device_fingerprint,
+        };
       });
     },
     { maxBatch: GROUPED_MAX, maxInFlight: GROUPED_IN_FLIGHT },
