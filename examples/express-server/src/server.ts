@@ -60,10 +60,11 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   const app = express();
   app.disable('x-powered-by');
-  app.use(latchkeyRequestGuard());
   // Before the demo's layers, so the API's requests pass none of them; the router hands every
-  // path outside `/v1` on.
+  // path outside `/v1` on. It guards the requests it serves itself; the guard after it is for
+  // the demo's pages.
   app.use(latchkeyRouter(latchkey));
+  app.use(latchkeyRequestGuard());
   app.use(demoRateLimit(rateLimiter));
   app.use(await clientBundle());
   app.use(demoPages(demo.keys));
