@@ -61,15 +61,16 @@ export function latchkeyRouter(
   const serve = (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
     latchkey
       .fetch(toWebRequest(req), { clientIp: req.ip })
-      .then(async (response) => {
+      .then((response) => {
         if (cookies && req.method === 'POST' && response.status === 200)
-          appendCookies(
-            res,
-            cookiesForApiAnswer(cookies, req.hostname ?? '', req.path, await response.clone().text()),
-          );
-        // Answered before the body was read (413, 415, 401…): the connection must stay usable.
-        settleUnreadBody(req, res);
-        return sendResponse(response, res);
+          return response
+            .clone()
+            .text()
+            .then((text) => {
+              appendCookies(res, cookiesForApiAnswer(cookies, req.hostname ?? '', req.path, text));
+              return answer(req, res, response);
+            });
+        return answer(req, res, response);
       })
       .catch(next);
   };
@@ -78,6 +79,13 @@ export function latchkeyRouter(
     if (fallthrough && !isApiPath(req.url)) next();
     else guard(req, res, () => serve(req, res, next));
   };
+}
+
+/** Writes the core's answer; one not awaited when the answer is already whole (a text). */
+function answer(req: ExpressRequest, res: ExpressResponse, response: Response): void | Promise<void> {
+  // Answered before the body was read (413, 415, 401…): the connection must stay usable.
+  settleUnreadBody(req, res);
+  return sendResponse(response, res);
 }
 
 /**

@@ -62,6 +62,11 @@ function defineTextResponse() {
       return this.#text;
     }
 
+    /** `text()` without the promise, for an adapter that writes the answer in the same turn. */
+    [TAKE_TEXT](): string {
+      return this.#take();
+    }
+
     override text(): Promise<string> {
       return new Promise((resolve) => resolve(this.#take()));
     }
@@ -92,6 +97,12 @@ function defineTextResponse() {
     }
   };
 }
+
+/**
+ * The key of a TextResponse's synchronous `text()`: the Express adapter writes a text answer in
+ * the turn it arrives instead of awaiting `text()` (see its send-response.ts).
+ */
+const TAKE_TEXT = Symbol.for('latchkey.takeText');
 
 let textResponseClass: ReturnType<typeof defineTextResponse> | undefined;
 
