@@ -40,4 +40,13 @@ describe('TextResponse', () => {
     expect(streamed.bodyUsed).toBe(true);
     await expect(streamed.text()).rejects.toThrow(TypeError);
   });
+
+  it('gives its text synchronously to an adapter, once, as text() would', async () => {
+    const take = Symbol.for('latchkey.takeText');
+    const res = textResponse('{"a":1}', init) as Response & { [take]: () => string };
+    expect(res[take]()).toBe('{"a":1}');
+    expect(res.bodyUsed).toBe(true);
+    expect(() => res[take]()).toThrow(TypeError);
+    await expect(res.text()).rejects.toThrow(TypeError);
+  });
 });
