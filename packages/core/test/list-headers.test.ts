@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { listHeaders } from '../src/http/list-headers.js';
@@ -101,6 +102,37 @@ describe('listHeaders: a Headers kept in a Map', () => {
       expect(() => new Headers(bad)).toThrow(TypeError);
       expect(() => listHeaders(bad)).toThrow(TypeError);
     }
+  });
+
+  it('refuses missing arguments, symbols and entries that are no pairs, as Headers does', () => {
+    const calls: Array<(h: Headers) => unknown> = [
+      (h) => (h.get as () => unknown)(),
+      (h) => (h.has as () => unknown)(),
+      (h) => (h.delete as () => unknown)(),
+      (h) => (h.set as (n: string) => unknown)('a'),
+      (h) => (h.append as (n: string) => unknown)('a'),
+      (h) => h.set(Symbol('a') as unknown as string, 'x'),
+      (h) => h.append('a', Symbol('x') as unknown as string),
+      (h) => h.forEach(1 as unknown as () => void),
+    ];
+    for (const call of calls) {
+      expect(outcome(() => call(listHeaders({ a: '1' })))).toEqual(
+        outcome(() => call(new Headers({ a: '1' }))),
+      );
+      expect(outcome(() => call(listHeaders()))).toEqual({ threw: 'TypeError' });
+    }
+    for (const bad of [['ab'], [1]] as unknown as HeadersInit[]) {
+      expect(() => new Headers(bad)).toThrow(TypeError);
+      expect(() => listHeaders(bad)).toThrow(TypeError);
+    }
+  });
+
+  it('prints with util.inspect, so an answer can be logged', () => {
+    const h = listHeaders({ 'x-a': '1' });
+    h.append('set-cookie', 'a=1');
+    expect(inspect(h)).toContain("'x-a': '1'");
+    expect(inspect(h)).toContain("'a=1'");
+    expect(() => inspect(textResponse('{}', { headers: h }))).not.toThrow();
   });
 
   it('is a Headers to instanceof, and copies into undici Headers and Responses', async () => {

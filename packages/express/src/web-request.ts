@@ -187,9 +187,22 @@ function nodeValue(view: LazyRequest, name: string): string | null | undefined {
   }
   const { req, parsedBody } = view[SOURCE];
   if (parsedBody !== undefined && (key === 'content-length' || key === 'transfer-encoding')) return null;
-  const value = req.headers[key];
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(', ') : value;
+  const headers = req.headers;
+  const value = Object.hasOwn(headers, key) ? headers[key] : undefined;
+  if (value === undefined) return hasOtherCase(headers, key) ? undefined : null;
+  const text = Array.isArray(value) ? value.join(', ') : value;
+  // What Node's parser gives is a plain, trimmed string; anything a host's middleware wrote in
+  // otherwise (a number, padding, CR or LF) is for the real Headers to convert or refuse.
+  return typeof text === 'string' && !UNPARSED.test(text) ? text : undefined;
+}
+
+/** Edge whitespace, or a character no parsed header value holds. */
+const UNPARSED = /^[\t ]|[\t ]$|[\0\r\n\u0100-\uffff]/;
+
+/** True when a host's middleware set `name` in another case: Node itself lower-cases every name. */
+function hasOtherCase(headers: IncomingMessage['headers'], name: string): boolean {
+  for (const key in headers) if (Object.hasOwn(headers, key) && key.toLowerCase() === name) return true;
+  return false;
 }
 
 const headersViewPrototype: object = Object.create(Headers.prototype, {

@@ -119,4 +119,24 @@ describe('webRequest: a Web Request view of a Node request', () => {
     });
     expect((seen as { after: { all: string[] } }).after.all).not.toContain('content-length');
   });
+
+  it('answers as the real Headers for values a host middleware wrote in, and never from the prototype', async () => {
+    const names = ['x-num', 'x-upper', 'X-Upper', 'x-ws', 'constructor', '__proto__', 'toString', 'x-one'];
+    const seen = await viewOf({ headers: { 'x-one': 'a' } }, async (r, req) => {
+      const written = req.headers as Record<string, unknown>;
+      written['x-num'] = 42;
+      written['X-Upper'] = 'up';
+      written['x-ws'] = '  padded  ';
+      // The oracle: an undici Headers filled from the same object, as the view's copy is.
+      const real = new Headers();
+      for (const [name, value] of Object.entries(written)) real.append(name, String(value));
+      return names.map((name) => ({
+        name,
+        view: [r.headers.get(name), r.headers.has(name)],
+        real: [real.get(name), real.has(name)],
+      }));
+    });
+    for (const { name, view, real } of seen as Array<{ name: string; view: unknown; real: unknown }>)
+      expect(view, name).toEqual(real);
+  });
 });

@@ -9,7 +9,8 @@
  * repeats joined with ", ".
  *
  * It is a `Headers` by prototype, so `instanceof` holds, but holds no undici state: every member
- * is its own. Code that copies it (`new Headers(h)`, `new Response(body, { headers: h })`) reads
+ * is its own (undici's, called on it, throw). Iteration goes over a snapshot taken when it
+ * starts, where undici's sees changes made meanwhile. Code that copies it (`new Headers(h)`, `new Response(body, { headers: h })`) reads
  * it through its iterator, as it would any record.
  */
 export function listHeaders(init?: HeadersInit): Headers {
@@ -44,8 +45,15 @@ const isHttpWhitespace = (code: number) => code === 9 || code === 10 || code ===
 /** Names already checked, lower-cased: an API sets the same dozen names on every answer. */
 const lowerNames = new Map<string, string>();
 
-function checkedName(name: unknown): string {
-  const text = String(name);
+/** WebIDL's conversion of an argument to a string: a TypeError for a missing one or a symbol. */
+function argument(value: unknown, given: boolean): string {
+  if (!given) throw new TypeError('Headers: a required argument is missing.');
+  if (typeof value === 'symbol') throw new TypeError('Headers: a symbol is not a header name or value.');
+  return String(value);
+}
+
+function checkedName(name: unknown, given = true): string {
+  const text = argument(name, given);
   let lower = lowerNames.get(text);
   if (lower === undefined) {
     if (!TOKEN.test(text)) throw new TypeError(`Headers: "${text}" is an invalid header name.`);
@@ -56,8 +64,8 @@ function checkedName(name: unknown): string {
   return lower;
 }
 
-function checkedValue(name: string, value: unknown): string {
-  let text = String(value);
+function checkedValue(name: string, value: unknown, given = true): string {
+  let text = argument(value, given);
   if (
     text !== '' &&
     (isHttpWhitespace(text.charCodeAt(0)) || isHttpWhitespace(text.charCodeAt(text.length - 1)))
@@ -79,6 +87,7 @@ function fill(headers: ListHeaders, init: HeadersInit): void {
   const iterate = (init as { [Symbol.iterator]?: unknown })[Symbol.iterator];
   if (typeof iterate === 'function') {
     for (const pair of init as Iterable<Iterable<string>>) {
+      if (typeof pair !== 'object' || pair === null) throw new TypeError('Headers: an entry is not a pair.');
       const entry = Array.isArray(pair) ? pair : [...pair];
       if (entry.length !== 2) throw new TypeError('Headers: each entry must be a [name, value] pair.');
       append(headers, entry[0], entry[1]);
@@ -132,13 +141,14 @@ function makePrototype(): object {
   return Object.create(Headers.prototype, {
     append: {
       value(this: ListHeaders, name: string, value: string) {
+        if (arguments.length < 2) throw new TypeError('Headers.append: two arguments are required.');
         append(this, name, value);
       },
     },
     set: {
       value(this: ListHeaders, name: string, value: string) {
         const key = checkedName(name);
-        const text = checkedValue(key, value);
+        const text = checkedValue(key, value, arguments.length >= 2);
         if (key === 'set-cookie') {
           if (this[COOKIES].length === 0) this[SORTED] = undefined;
           this[COOKIES] = [text];
@@ -150,7 +160,7 @@ function makePrototype(): object {
     },
     delete: {
       value(this: ListHeaders, name: string) {
-        const key = checkedName(name);
+        const key = checkedName(name, arguments.length >= 1);
         if (key === 'set-cookie') {
           if (this[COOKIES].length > 0) this[SORTED] = undefined;
           this[COOKIES] = [];
@@ -161,14 +171,14 @@ function makePrototype(): object {
     },
     get: {
       value(this: ListHeaders, name: string) {
-        const key = checkedName(name);
+        const key = checkedName(name, arguments.length >= 1);
         if (key === 'set-cookie') return this[COOKIES].length > 0 ? this[COOKIES].join(', ') : null;
         return this[VALUES].get(key) ?? null;
       },
     },
     has: {
       value(this: ListHeaders, name: string) {
-        const key = checkedName(name);
+        const key = checkedName(name, arguments.length >= 1);
         return key === 'set-cookie' ? this[COOKIES].length > 0 : this[VALUES].has(key);
       },
     },
@@ -183,6 +193,8 @@ function makePrototype(): object {
         callback: (value: string, name: string, parent: Headers) => void,
         thisArg?: unknown,
       ) {
+        if (typeof callback !== 'function')
+          throw new TypeError('Headers.forEach: the callback is not a function.');
         // No pair per entry: the adapters read every answer's headers through here.
         const self = this as unknown as Headers;
         for (const name of sortedNames(this)) {
@@ -217,6 +229,20 @@ function makePrototype(): object {
     [Symbol.iterator]: {
       value(this: ListHeaders) {
         return sortedEntries(this)[Symbol.iterator]();
+      },
+    },
+    // undici's own inspector reads state this object does not have: logging an answer must work.
+    [Symbol.for('nodejs.util.inspect.custom')]: {
+      value(
+        this: ListHeaders,
+        _depth: number,
+        options: unknown,
+        inspect: (v: unknown, o: unknown) => string,
+      ) {
+        const shown: Record<string, string | string[]> = {};
+        for (const name of sortedNames(this))
+          shown[name] = name === 'set-cookie' ? [...this[COOKIES]] : this[VALUES].get(name)!;
+        return `Headers ${inspect(shown, options)}`;
       },
     },
   });
