@@ -58,6 +58,7 @@ export { hostSessionResolver } from './host-sessions/resolver.js';
 export type { HttpApp } from './http/env.js';
 export type { ErrorBody } from './http/error-body.js';
 export { errorBody } from './http/error-body.js';
+export { lowerHeaderName } from './http/header-name.js';
 export type { RouteClass, RoutePolicy } from './http/route-policy.js';
 export type { Kernel } from './kernel.js';
 export type {

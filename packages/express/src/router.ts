@@ -6,11 +6,11 @@ import {
   resolveCookieOptions,
   type SessionCookieOptions,
 } from '@latchkey/core';
-import {
-  type Request as ExpressRequest,
-  type Response as ExpressResponse,
-  type NextFunction,
-  type RequestHandler,
+import type {
+  Request as ExpressRequest,
+  Response as ExpressResponse,
+  NextFunction,
+  RequestHandler,
 } from 'express';
 import { isApiPath, PLAIN_PATH } from './api-path.js';
 import { answerError } from './error-answer.js';

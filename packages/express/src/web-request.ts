@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { lowerHeaderName } from '@latchkey/core';
 
 /**
  * A Web `Request` view of a Node request that builds only what is read. Latchkey's HTTP layer
@@ -166,25 +167,16 @@ function headersView(view: LazyRequest): Headers {
 }
 
 const OWNER = Symbol('owner');
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 interface HeadersView {
   [OWNER]: LazyRequest;
 }
 
-/** Names asked before, lower-cased: the core asks for the same few on every request. */
-const lowerNames = new Map<string, string>();
-
 /** The value Node holds for `name`, as the real Headers would give it, or undefined to ask it. */
 function nodeValue(view: LazyRequest, name: string): string | null | undefined {
   if (view[HEADERS] !== undefined) return undefined;
-  let key = lowerNames.get(name);
-  if (key === undefined) {
-    if (!TOKEN.test(name)) return undefined;
-    key = name.toLowerCase();
-    if (lowerNames.size >= 256) lowerNames.clear();
-    lowerNames.set(name, key);
-  }
+  const key = lowerHeaderName(name);
+  if (key === undefined) return undefined;
   const { req, parsedBody } = view[SOURCE];
   if (parsedBody !== undefined && (key === 'content-length' || key === 'transfer-encoding')) return null;
   const headers = req.headers;

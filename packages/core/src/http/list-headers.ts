@@ -1,3 +1,5 @@
+import { lowerHeaderName } from './header-name.js';
+
 /**
  * A `Headers` whose entries live in a plain Map, for the answers the API builds itself (see
  * text-response.ts). Every answer gets its content type, five security headers and a request id
@@ -35,15 +37,11 @@ interface ListHeaders {
   [SORTED]: string[] | undefined;
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // NUL, CR and LF, and what is no byte (WebIDL's ByteString refuses code points above 0xFF).
 const FORBIDDEN_IN_VALUE = /[\0\r\n\u0100-\uffff]/;
 // HTTP whitespace at either end, which the standard strips from every value.
 const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 const isHttpWhitespace = (code: number) => code === 9 || code === 10 || code === 13 || code === 32;
-
-/** Names already checked, lower-cased: an API sets the same dozen names on every answer. */
-const lowerNames = new Map<string, string>();
 
 /** WebIDL's conversion of an argument to a string: a TypeError for a missing one or a symbol. */
 function argument(value: unknown, given: boolean): string {
@@ -54,13 +52,8 @@ function argument(value: unknown, given: boolean): string {
 
 function checkedName(name: unknown, given = true): string {
   const text = argument(name, given);
-  let lower = lowerNames.get(text);
-  if (lower === undefined) {
-    if (!TOKEN.test(text)) throw new TypeError(`Headers: "${text}" is an invalid header name.`);
-    lower = text.toLowerCase();
-    if (lowerNames.size >= 512) lowerNames.clear();
-    lowerNames.set(text, lower);
-  }
+  const lower = lowerHeaderName(text);
+  if (lower === undefined) throw new TypeError(`Headers: "${text}" is an invalid header name.`);
   return lower;
 }
 
@@ -127,6 +120,10 @@ function sortedEntries(headers: ListHeaders): Array<[string, string]> {
     else out.push([name, headers[VALUES].get(name)!]);
   }
   return out;
+}
+
+function entries(this: ListHeaders): IterableIterator<[string, string]> {
+  return sortedEntries(this)[Symbol.iterator]();
 }
 
 let prototype: object | undefined;
@@ -207,11 +204,7 @@ function makePrototype(): object {
         }
       },
     },
-    entries: {
-      value(this: ListHeaders) {
-        return sortedEntries(this)[Symbol.iterator]();
-      },
-    },
+    entries: { value: entries },
     keys: {
       value(this: ListHeaders) {
         return sortedEntries(this)
@@ -226,11 +219,7 @@ function makePrototype(): object {
           [Symbol.iterator]();
       },
     },
-    [Symbol.iterator]: {
-      value(this: ListHeaders) {
-        return sortedEntries(this)[Symbol.iterator]();
-      },
-    },
+    [Symbol.iterator]: { value: entries },
     // undici's own inspector reads state this object does not have: logging an answer must work.
     [Symbol.for('nodejs.util.inspect.custom')]: {
       value(
