@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import type { Storage } from '@latchkey/core';
 import type pg from 'pg';
 import { createPool } from './guarded-pool.js';
@@ -19,15 +20,26 @@ export async function postgresStorage(
 }
 
 /**
- * Storage on embedded PGlite, persisted in `dataDir`, or in memory when it is undefined. The
- * PGlite instance is created here and closed on `close()`.
+ * Storage on embedded PGlite, persisted in `dataDir` (a folder, created with its parents when
+ * missing), or in memory when it is undefined. The PGlite instance is created here and closed on
+ * `close()`.
  */
 export async function pgliteStorage(
   dataDir: string | undefined,
   options: StorageSetup = {},
 ): Promise<Storage> {
   // An optional peer, like pg: loaded only by the host that asks for PGlite.
-  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGlite } = await import('@electric-sql/pglite').catch((err: unknown) => {
+    throw new Error(
+      'pgliteStorage needs the package @electric-sql/pglite: npm install @electric-sql/pglite',
+      {
+        cause: err,
+      },
+    );
+  });
+  // PGlite creates the data folder itself but not its parents: './.latchkey/pglite' in a fresh
+  // project failed with ENOENT. Scheme-prefixed locations (memory://, idb://) are PGlite's own.
+  if (dataDir !== undefined && !/^[a-z]+:\/\//i.test(dataDir)) await mkdir(dataDir, { recursive: true });
   const pglite = new PGlite(dataDir);
   try {
     await pglite.waitReady;

@@ -120,4 +120,16 @@ describe('a PGlite data directory', () => {
       await second.close();
     }
   });
+
+  it('creates a data directory whose parents do not exist yet', async () => {
+    const nested = join(dir, 'fresh-project', '.latchkey', 'pglite');
+    const storage = await pgliteStorage(nested, { migrate: true });
+    try {
+      const app = makeApp();
+      await storage.apps.insert(app);
+      expect(await storage.apps.get(app.id)).toEqual(app);
+    } finally {
+      await storage.close();
+    }
+  });
 });
