@@ -3,11 +3,11 @@
  * (`npm pack`, so prepack/postpack run as on publish), checked by publint and
  * @arethetypeswrong/cli, installed from its tarball into a fresh project (third-party
  * dependencies from the registry), and used there by an ESM app, a CommonJS app (`require`) and
- * a TypeScript consumer that enables the `source` condition. Needs the packages built
- * (`npm run build`), as CI does before `npm test`.
+ * a TypeScript consumer that enables the `source` condition. A package whose build is missing or
+ * older than its sources is built first, so `npm test` in a fresh clone needs no build step.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,6 +21,7 @@ interface Manifest {
   name: string;
   private?: boolean;
   exports: Record<string, unknown>;
+  dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
 }
 
@@ -117,10 +118,41 @@ async function npm(args: string[], cwd: string) {
   });
 }
 
+function newestMtime(file: string): number {
+  if (!existsSync(file)) return 0;
+  const stat = statSync(file);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...readdirSync(file).map((entry) => newestMtime(join(file, entry))));
+}
+
+/** Built, and more recently than anything its build reads. */
+function buildIsFresh(dir: string): boolean {
+  const built = join(dir, 'dist', 'index.d.ts');
+  if (!existsSync(built)) return false;
+  const inputs = ['src', 'package.json', 'tsup.config.ts', 'tsconfig.build.json'].map((p) => join(dir, p));
+  return statSync(built).mtimeMs > Math.max(...inputs.map(newestMtime));
+}
+
+/**
+ * Builds the stale packages, each after the workspace packages it depends on: a package's
+ * declarations are compiled against its dependencies' built ones.
+ */
+async function buildStalePackages() {
+  const byName = new Map(publicPackages.map((p) => [p.manifest.name, p]));
+  const done = new Set<string>();
+  const visit = async (name: string) => {
+    const pkg = byName.get(name);
+    if (!pkg || done.has(name)) return;
+    done.add(name);
+    const deps = { ...pkg.manifest.dependencies, ...pkg.manifest.peerDependencies };
+    for (const dep of Object.keys(deps)) await visit(dep);
+    if (!buildIsFresh(pkg.dir)) await npm(['run', 'build', '-w', pkg.dir], root);
+  };
+  for (const name of byName.keys()) await visit(name);
+}
+
 beforeAll(async () => {
-  for (const { dir } of publicPackages) {
-    if (!existsSync(join(dir, 'dist'))) throw new Error(`${dir} is not built: run npm run build first`);
-  }
+  await buildStalePackages();
   const packed = await npm(
     ['pack', '--json', '--pack-destination', work, ...publicPackages.flatMap(({ dir }) => ['-w', dir])],
     root,
@@ -150,7 +182,7 @@ beforeAll(async () => {
     ],
     project,
   );
-}, 600_000);
+}, 900_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
