@@ -6,8 +6,17 @@
  * a TypeScript consumer that enables the `source` condition. A package whose build is missing or
  * older than its sources is built first, so `npm test` in a fresh clone needs no build step.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -109,6 +118,31 @@ export const router = latchkeyRouter(latchkey);
 export const check = (jwt: string): Promise<SessionClaims> =>
   verifySessionJwt(jwt, { jwks: { keys: [] }, appId: 'app_x' });
 `;
+
+/** The fenced blocks of a Markdown text marked `<!-- runnable: NAME -->` on the line before, by NAME. */
+function runnableBlocks(markdown: string): Map<string, string> {
+  const blocks = new Map<string, string>();
+  for (const [, name, body] of markdown.matchAll(/<!-- runnable: (\S+) -->\n```\w*\n([\s\S]*?)```/g))
+    blocks.set(name!, body!);
+  return blocks;
+}
+
+/** Resolves with the first match of `pattern` in what the child prints, or rejects when it exits first. */
+function waitForOutput(child: ReturnType<typeof spawn>, pattern: RegExp): Promise<RegExpMatchArray> {
+  let seen = '';
+  return new Promise((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = seen.match(pattern);
+      if (match) resolve(match);
+    };
+    child.stdout?.on('data', read);
+    child.stderr?.on('data', read);
+    child.once('exit', (code) =>
+      reject(new Error(`exited with ${code} before printing ${pattern}:\n${seen}`)),
+    );
+  });
+}
 
 async function npm(args: string[], cwd: string) {
   return run('npm', args, {
@@ -260,5 +294,53 @@ describe('the packed packages', () => {
       cwd: project,
     }).catch((err: { stdout: string }) => err);
     expect(tsc.stdout).toBe('');
+  }, 180_000);
+
+  it("runs the README's first Express server as written, and a user signs in through it", async () => {
+    const blocks = runnableBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
+    const [server, start] = [blocks.get('server.mjs'), blocks.get('start')];
+    if (!server || !start) throw new Error('README.md lost its runnable server.mjs or start block');
+    const dir = join(project, 'readme-first-server');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'server.mjs'), server);
+    // Its own process group, so the server that the shell starts goes with it.
+    const child = spawn('sh', ['-c', start], {
+      cwd: dir,
+      env: { ...process.env, PORT: '0' },
+      detached: true,
+    });
+    try {
+      const [, base] = await waitForOutput(child, /Listening on (http:\/\/\S+)/);
+      const keys = JSON.parse(readFileSync(join(dir, '.latchkey/app.json'), 'utf8'));
+      const post = async (path: string, body: unknown) => {
+        const res = await fetch(`${base}/auth${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${keys.public_token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      const sent = await post('/v1/auth/otps/email/login_or_create', { email: 'ada@example.com' });
+      expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+      const outbox = readFileSync(join(dir, '.latchkey/outbox.jsonl'), 'utf8').trim().split('\n');
+      const { code } = JSON.parse(outbox.at(-1)!);
+      const verified = await post('/v1/auth/otps/verify', {
+        method_id: sent.body.method_id,
+        otp: code,
+        session_expires_in: 60,
+      });
+      expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+
+      const me = await fetch(`${base}/me`, {
+        headers: { authorization: `Bearer ${verified.body.session_jwt}` },
+      });
+      expect(await me.json()).toEqual({ user_id: sent.body.user_id });
+      const anonymous = await fetch(`${base}/me`);
+      expect(anonymous.status).toBe(401);
+      expect(await anonymous.json()).toMatchObject({ status_code: 401, error_type: expect.any(String) });
+      expect(readFileSync(join(dir, '.env'), 'utf8')).toMatch(/^LATCHKEY_SECRET=[0-9a-f]{64}\n$/);
+    } finally {
+      if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGTERM');
+    }
   }, 180_000);
 });
