@@ -132,6 +132,30 @@ describe('route limits: whose calls count together', () => {
   });
 });
 
+describe('route limits: HEAD', () => {
+  it("counts a HEAD request (served by the GET route) under the GET route's rule", async () => {
+    const { latchkey } = testLatchkey();
+    const t = await testApp(latchkey);
+    await latchkey.apps.updateSettings(t.app_id, {
+      rate_limits: {
+        routes: { 'GET /v1/auth/users/{user_id}': { limit: 2, window_seconds: 60, by: 'app' } },
+      },
+    });
+    const call = async (method: string) =>
+      (
+        await latchkey.fetch(
+          new Request('http://latchkey.test/v1/auth/users/user_x', {
+            method,
+            headers: { authorization: `Bearer ${t.secret_key}` },
+          }),
+        )
+      ).status;
+    expect([await call('HEAD'), await call('GET'), await call('HEAD'), await call('GET')]).toEqual([
+      404, 404, 429, 429,
+    ]);
+  });
+});
+
 describe('send limits', () => {
   it('count a destination per App: one App spending its limit leaves another alone', async () => {
     const { latchkey } = testLatchkey();
