@@ -22,9 +22,15 @@ Every failure is a non-2xx response with this JSON body (and the same \`request_
 \`\`\`
 
 For 400s an extra \`error_field\` names the request field at fault as a dotted path
-(\`name.first_name\`). 429s carry a \`Retry-After\` header in seconds. A 500 never carries a stack
-trace or a secret; 503 \`storage_unavailable\` means the database could not be reached and the request
-changed nothing: retry it.
+(\`name.first_name\`, \`rules.1.kind\`). A request that fails validation (\`invalid_field\`,
+\`missing_field\`, \`unknown_field\`) is answered for its first bad field, at its full path however
+deep (inside unions too: the form the request was meant as, told by the fields it sent), and the
+message says the path as it reads in JSON and what was expected, never the value sent:
+\`Invalid field 'eth_transaction.type': expected one of "legacy", "eip1559", 0, 2\`,
+\`Invalid field 'rules[0].addresses[3]': An EVM address: 0x and 40 hex digits.\`,
+\`Missing required field 'typed_data.primaryType'.\`. 429s carry a \`Retry-After\` header in
+seconds. A 500 never carries a stack trace or a secret; 503 \`storage_unavailable\` means the
+database could not be reached and the request changed nothing: retry it.
 
 Unknown ids and another App's ids answer the same 404: an App cannot learn that another App's
 resource exists. Services called directly throw \`LatchkeyError\` with the same \`errorType\` and

@@ -1,4 +1,5 @@
 import {
+  AddressLookupTableAccount,
   Keypair,
   PublicKey,
   SystemProgram,
@@ -181,6 +182,187 @@ describe('signSolanaMessage', () => {
     const message = new TextEncoder().encode('Sign in to example.com\nNonce: 12345');
     const { signature } = await signSolanaMessage(message, wallet.privateKey, wallet.address);
     expect(nacl.sign.detached.verify(message, sigBytes(signature), wallet.publicKey)).toBe(true);
+  });
+
+  /**
+   * The oracle: how web3.js reads a message from the start of the bytes (it ignores what
+   * follows), and whether that message passes the runtime's sanitize rules (from the validator's
+   * source, written here over web3.js's reading of the fields). `canonical`: the bytes begin
+   * with the message's own serialization, as a validator would read it; `loose`: only web3.js's
+   * looser reading of counts (any length, cut off at the end) finds it.
+   */
+  const web3Reads = (bytes: Uint8Array): 'canonical' | 'loose' | 'nothing' => {
+    let m: VersionedMessage;
+    try {
+      m = VersionedMessage.deserialize(bytes);
+    } catch {
+      return 'nothing';
+    }
+    const keys = m.staticAccountKeys.length;
+    const lookups = m.addressTableLookups.reduce(
+      (n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length,
+      0,
+    );
+    const { numRequiredSignatures, numReadonlySignedAccounts, numReadonlyUnsignedAccounts } = m.header;
+    const runnable =
+      numReadonlySignedAccounts < numRequiredSignatures &&
+      numRequiredSignatures + numReadonlyUnsignedAccounts <= keys &&
+      m.compiledInstructions.every(
+        (ix) =>
+          ix.programIdIndex > 0 &&
+          ix.programIdIndex < keys &&
+          ix.accountKeyIndexes.every((a) => a < keys + lookups),
+      );
+    if (!runnable) return 'nothing';
+    const own = m.serialize();
+    return Buffer.from(bytes.subarray(0, own.length)).equals(Buffer.from(own)) ? 'canonical' : 'loose';
+  };
+  const web3ReadsPrefix = (bytes: Uint8Array) => web3Reads(bytes) === 'canonical';
+  const refusedAsTransaction = (bytes: Uint8Array) =>
+    expect(signSolanaMessage(bytes, wallet.privateKey, wallet.address)).rejects.toThrow(
+      expect.objectContaining({ errorType: 'invalid_field', field: 'message' }),
+    );
+
+  it('refuses a transaction message followed by anything: one byte, many bytes, text', async () => {
+    const legacy = legacyTransaction(walletKey, walletKey).subarray(65);
+    const v0 = v0Transaction(walletKey, walletKey).subarray(65);
+    const tails = [
+      new Uint8Array([0]),
+      new Uint8Array([0xff]),
+      new Uint8Array(900).fill(0x41),
+      new TextEncoder().encode(' and a note to make it look like text'),
+    ];
+    for (const message of [legacy, v0])
+      for (const tail of tails) {
+        const bytes = new Uint8Array([...message, ...tail]);
+        expect(web3ReadsPrefix(bytes)).toBe(true);
+        await refusedAsTransaction(bytes);
+      }
+  });
+
+  it('refuses all bytes web3.js reads a runnable message off the front of, and signs what it reads none from', async () => {
+    const messages = [
+      legacyTransaction(walletKey, walletKey).subarray(65),
+      v0Transaction(walletKey, walletKey).subarray(65),
+      v0Transaction(other.publicKey, walletKey).subarray(129),
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...messages),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 3 }),
+        fc.uint8Array({ maxLength: 40 }),
+        fc.integer({ min: 0, max: 4 }),
+        async (base, edits, tail, cut) => {
+          const bytes = new Uint8Array([...base.subarray(0, base.length - cut), ...tail]);
+          for (const [at, value] of edits) bytes[at % bytes.length] = value;
+          const read = web3Reads(bytes);
+          if (read === 'canonical') await refusedAsTransaction(bytes);
+          if (read === 'nothing') {
+            const { signature } = await signSolanaMessage(bytes, wallet.privateKey, wallet.address);
+            expect(nacl.sign.detached.verify(bytes, sigBytes(signature), wallet.publicKey)).toBe(true);
+          }
+          // 'loose' (a count in a form no validator reads) may go either way.
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("holds the runtime's sanitize rules at their boundaries, with web3.js as the reader", async () => {
+    for (const base of [
+      legacyTransaction(walletKey, walletKey).subarray(65),
+      v0Transaction(walletKey, walletKey).subarray(65),
+    ]) {
+      const h = base[0]! & 0x80 ? 1 : 0; // the header's first byte
+      const keys = base[h + 3]!;
+      const ix = h + 4 + 32 * keys + 32 + 1; // the first instruction's program index
+      expect([base[h]!, base[h + 1]!, base[h + 2]!, keys, base[ix]!, base[ix + 1]!]).toEqual([
+        1, 0, 1, 3, 2, 2,
+      ]);
+      const edit = (...changes: [number, number][]) => {
+        const bytes = new Uint8Array([...base, 9]);
+        for (const [at, value] of changes) bytes[at] = value;
+        return bytes;
+      };
+      const cases: [string, Uint8Array, boolean][] = [
+        ['as built', edit(), true],
+        ['read-only signers = signers', edit([h + 1, 1]), false],
+        ['read-only signers = signers - 1', edit([h, 2], [h + 1, 1], [h + 2, 0]), true],
+        ['signers + read-only unsigned = keys', edit([h + 2, 2]), true],
+        ['signers + read-only unsigned = keys + 1', edit([h + 2, 3]), false],
+        ['program is the fee payer', edit([ix, 0]), false],
+        ['program is the last key', edit([ix, keys - 1]), true],
+        ['program past the keys', edit([ix, keys]), false],
+        ['account is the last key', edit([ix + 3, keys - 1]), true],
+        ['account past the keys', edit([ix + 3, keys]), false],
+      ];
+      for (const [name, bytes, runnable] of cases) {
+        expect(web3Reads(bytes), name).toBe(runnable ? 'canonical' : 'nothing');
+        if (runnable) await refusedAsTransaction(bytes);
+        else {
+          const { signature } = await signSolanaMessage(bytes, wallet.privateKey, wallet.address);
+          expect(nacl.sign.detached.verify(bytes, sigBytes(signature), wallet.publicKey), name).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('counts the accounts a v0 message loads from lookup tables', async () => {
+    const table = new AddressLookupTableAccount({
+      key: new PublicKey(new Uint8Array(32).fill(44)),
+      state: {
+        deactivationSlot: 2n ** 64n - 1n,
+        lastExtendedSlot: 0,
+        lastExtendedSlotStartIndex: 0,
+        addresses: [recipient],
+      },
+    });
+    const message = new TransactionMessage({
+      payerKey: walletKey,
+      recentBlockhash,
+      instructions: [transfer(walletKey)],
+    })
+      .compileToV0Message([table])
+      .serialize();
+    const m = VersionedMessage.deserialize(message);
+    // The recipient comes from the table: its index is past the static keys.
+    expect(m.staticAccountKeys.length).toBe(2);
+    expect(m.compiledInstructions[0]!.accountKeyIndexes).toEqual([0, 2]);
+    const bytes = new Uint8Array([...message, 1]);
+    expect(web3Reads(bytes)).toBe('canonical');
+    await refusedAsTransaction(bytes);
+  });
+
+  it('reads counts as loosely as web3.js: cut off at the end, or in more than 3 bytes', async () => {
+    const v0 = v0Transaction(walletKey, walletKey).subarray(65);
+    const legacy = legacyTransaction(walletKey, walletKey).subarray(65);
+    const count = 4 + 32 * 3 + 32; // the legacy message's instruction count
+    expect(legacy[count]).toBe(1);
+    const fourByteCount = new Uint8Array([
+      ...legacy.subarray(0, count),
+      0x81,
+      0x80,
+      0x80,
+      0x00,
+      ...legacy.subarray(count + 1),
+    ]);
+    for (const bytes of [
+      v0.subarray(0, v0.length - 1),
+      new Uint8Array([...v0.subarray(0, v0.length - 1), 0x80]),
+      fourByteCount,
+    ]) {
+      expect(web3Reads(bytes)).toBe('loose');
+      await refusedAsTransaction(bytes);
+    }
+  });
+
+  it("signs Solana's off-chain message format, even with a transaction message inside", async () => {
+    // '\xffsolana offchain', version 0: a first byte of 0xff is no transaction version.
+    const body = new Uint8Array([...legacyTransaction(walletKey, walletKey).subarray(65)]);
+    const offchain = new Uint8Array([...Buffer.from('\xffsolana offchain', 'latin1'), 0, 0, ...body]);
+    expect(web3ReadsPrefix(offchain)).toBe(false);
+    const { signature } = await signSolanaMessage(offchain, wallet.privateKey, wallet.address);
+    expect(nacl.sign.detached.verify(offchain, sigBytes(signature), wallet.publicKey)).toBe(true);
   });
 
   it('refuses bytes that are a transaction message', async () => {

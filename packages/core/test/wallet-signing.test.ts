@@ -8,6 +8,8 @@ import {
   Keypair as SolanaKeypair,
   Transaction as SolanaTransaction,
   SystemProgram,
+  TransactionMessage,
+  VersionedMessage,
 } from '@solana/web3.js';
 import {
   Asset,
@@ -190,6 +192,66 @@ describe('sign_message, each signature checked by an independent library', () =>
     );
     const asMessage = await signMessage(wallets.solana, tx.serializeMessage().toString('base64'), 'base64');
     expect(asMessage.status).toBe(400);
+  });
+});
+
+describe('solana sign_message: a transaction message with bytes after it is still a transaction', () => {
+  const payer = () => new PublicKey(wallets.solana.public_address);
+  const transfer = () =>
+    SystemProgram.transfer({
+      fromPubkey: payer(),
+      toPubkey: SolanaKeypair.generate().publicKey,
+      lamports: 5,
+    });
+  const recentBlockhash = base58.encode(new Uint8Array(32).fill(7));
+  const legacy = () =>
+    new SolanaTransaction({ feePayer: payer(), recentBlockhash }).add(transfer()).serializeMessage();
+  const v0 = () =>
+    Buffer.from(
+      new TransactionMessage({ payerKey: payer(), recentBlockhash, instructions: [transfer()] })
+        .compileToV0Message()
+        .serialize(),
+    );
+
+  it('refuses legacy + 1 byte, v0 + 1 byte and v0 + many bytes (web3.js reads the message off the front)', async () => {
+    for (const [name, bytes] of [
+      ['legacy + 1', Buffer.concat([legacy(), Buffer.from([0])])],
+      ['v0 + 1', Buffer.concat([v0(), Buffer.from([1])])],
+      ['v0 + many', Buffer.concat([v0(), Buffer.alloc(5000, 0x61)])],
+    ] as const) {
+      const read = VersionedMessage.deserialize(bytes).serialize();
+      expect(bytes.subarray(0, read.length).equals(Buffer.from(read)), name).toBe(true);
+      const res = await signMessage(wallets.solana, bytes.toString('base64'), 'base64');
+      expect(res.status, name).toBe(400);
+      const body = expectErrorShape(res);
+      expect(body.error_type, name).toBe('invalid_field');
+      expect(body.error_field, name).toBe('message');
+      expect(body.error_message, name).toMatch(/Solana transaction/);
+    }
+  });
+
+  it('still signs plain text, long text and the off-chain message format; tweetnacl verifies', async () => {
+    const prose = 'Sign in to example.com. By signing you accept the terms of service. ';
+    const offchain = Buffer.concat([
+      Buffer.from('\xffsolana offchain', 'latin1'),
+      Buffer.from([0, 0]),
+      legacy(),
+    ]);
+    for (const [message, encoding] of [
+      ['Sign in to example.com\nNonce: 8f2a', 'utf8'],
+      [prose.repeat(1400), 'utf8'], // about 95 kB of text: long enough to read as keys and instructions
+      [offchain.toString('base64'), 'base64'],
+    ] as const) {
+      const bytes = encoding === 'utf8' ? Buffer.from(message) : Buffer.from(message, 'base64');
+      const res = ok(await signMessage(wallets.solana, message, encoding));
+      expect(
+        nacl.sign.detached.verify(
+          bytes,
+          base58.decode(res.signature),
+          base58.decode(wallets.solana.public_address),
+        ),
+      ).toBe(true);
+    }
   });
 });
 

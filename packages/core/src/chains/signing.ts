@@ -14,8 +14,13 @@ export {
 } from './ethereum-sign.js';
 export { polkadotWrapBytes, signPolkadotMessage } from './polkadot-sign.js';
 export { type SolanaTransactionFacts, solanaTransactionFacts } from './solana-facts.js';
-export { parseSolanaMessage } from './solana-message.js';
-export { type SignedSolanaTransaction, signSolanaMessage, signSolanaTransaction } from './solana-sign.js';
+export { parseSolanaMessage, startsWithSolanaMessage } from './solana-message.js';
+export {
+  type SignedSolanaTransaction,
+  signSolanaMessage,
+  signSolanaTransaction,
+  transactionAsMessage,
+} from './solana-sign.js';
 export {
   parseStellarEnvelope,
   STELLAR_PASSPHRASES,

@@ -2,7 +2,7 @@ import { base58 } from '@scure/base';
 import { LatchkeyError } from '../errors.js';
 import { bytesEqual } from './bytes.js';
 import { type Ed25519SigningKey, ed25519SigningKey } from './ed25519-sign.js';
-import { parseSolanaMessage } from './solana-message.js';
+import { parseSolanaMessage, startsWithSolanaMessage } from './solana-message.js';
 
 const TRANSACTION_FIELD = 'sol_transaction.transaction';
 const SIGNATURE_LENGTH = 64;
@@ -16,6 +16,16 @@ export interface SignedSolanaTransaction {
 
 const invalidTransaction = (message: string, cause?: unknown) =>
   new LatchkeyError('invalid_transaction', message, { field: TRANSACTION_FIELD, cause });
+
+/** Bytes given to sign as a message that a validator could read as a transaction. */
+export const transactionAsMessage = () =>
+  new LatchkeyError(
+    'invalid_field',
+    'This message begins with a Solana transaction; sign it as a transaction.',
+    {
+      field: 'message',
+    },
+  );
 
 /** Solana's compact-u16 ("shortvec"): 1 to 3 bytes, 7 bits each, low first. */
 function readCompactU16(bytes: Uint8Array, offset: number): { value: number; size: number } | undefined {
@@ -86,9 +96,10 @@ export async function signSolanaTransaction(
 }
 
 /**
- * Signs arbitrary off-chain bytes (what wallet apps' `signMessage` does). Bytes that parse as a
- * transaction message are refused: their signature would authorise that transaction without the
- * signer checks of `signSolanaTransaction`.
+ * Signs arbitrary off-chain bytes (what wallet apps' `signMessage` does). Bytes that begin with a
+ * transaction message are refused, whatever follows it: their signature would authorise that
+ * transaction without the signer checks of `signSolanaTransaction`. The off-chain message format
+ * (`\xffsolana offchain` ...) begins with 0xff, no message version, so it is signed as given.
  */
 export async function signSolanaMessage(
   message: Uint8Array,
@@ -96,14 +107,6 @@ export async function signSolanaMessage(
   expectedSigner: Uint8Array | string,
 ): Promise<{ signature: string }> {
   const key = await walletSigningKey(secretKey, expectedSigner);
-  if (parseSolanaMessage(message)) {
-    throw new LatchkeyError(
-      'invalid_field',
-      'This message is a Solana transaction; sign it as a transaction.',
-      {
-        field: 'message',
-      },
-    );
-  }
+  if (startsWithSolanaMessage(message)) throw transactionAsMessage();
   return { signature: base58.encode(await key.sign(message)) };
 }

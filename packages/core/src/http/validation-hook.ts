@@ -1,32 +1,43 @@
 import type { z } from 'zod';
 import { LatchkeyError } from '../errors.js';
+import { expectation, mostSpecificIssue, readablePath } from './zod-issue.js';
 
 /**
- * Turns the first zod issue into the catalogue's 400: a missing field, an unknown field, or a
- * field of the wrong type, format or range, always naming the field.
+ * Turns zod's issues into the catalogue's 400: a missing field, an unknown field, or a field of
+ * the wrong type, format or range, always naming the field at its full path (inside unions too)
+ * and what it expects. `error_field` is the dotted path (`items.3.to`); the message reads
+ * `items[3].to`.
  */
 export function validationError(error: z.ZodError, target: string, input: unknown): LatchkeyError {
-  const issue = error.issues[0];
-  if (!issue) return new LatchkeyError('invalid_field');
-  const path = issue.path.map(String).join('.');
+  const located = mostSpecificIssue(error.issues, (path) => valueAt(input, path) !== undefined);
+  if (!located) return new LatchkeyError('invalid_field');
+  const { issue, path: at } = located;
   const where = target === 'json' ? '' : `${target} `;
   if (issue.code === 'unrecognized_keys') {
-    const key = issue.keys[0] ?? '';
-    const field = path ? `${path}.${key}` : key;
-    return new LatchkeyError('unknown_field', `Unknown ${where}field '${field}'.`, { field });
+    const keyPath = [...at, issue.keys[0] ?? ''];
+    return new LatchkeyError('unknown_field', `Unknown ${where}field '${readablePath(keyPath)}'.`, {
+      field: keyPath.map(String).join('.'),
+    });
   }
-  if (path !== '' && valueAt(input, issue.path) === undefined) {
-    return new LatchkeyError('missing_field', `Missing required ${where}field '${path}'.`, { field: path });
+  const field = at.map(String).join('.');
+  if (field !== '' && valueAt(input, at) === undefined) {
+    return new LatchkeyError('missing_field', `Missing required ${where}field '${readablePath(at)}'.`, {
+      field,
+    });
   }
-  if (issue.code === 'invalid_type' && path === '') {
+  if (issue.code === 'invalid_type' && field === '') {
     return new LatchkeyError(
       'invalid_field',
       `The ${target === 'json' ? 'body' : target} must be a JSON object.`,
     );
   }
-  return new LatchkeyError('invalid_field', `Invalid ${where}field '${path}': ${issue.message}`, {
-    field: path,
-  });
+  return new LatchkeyError(
+    'invalid_field',
+    `Invalid ${where}field '${readablePath(at)}': ${expectation(issue)}`,
+    {
+      field,
+    },
+  );
 }
 
 // zod 4 leaves the offending input out of its issues, so look it up to tell missing from wrong.

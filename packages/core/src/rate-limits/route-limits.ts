@@ -37,7 +37,9 @@ export function routeLimitCheck(
 ) {
   return async (c: Context<HttpEnv>): Promise<void> => {
     const app = c.get('app');
-    const info = app && route(c.req.method, c.req.path);
+    // HEAD is answered by the GET route: counted under its rule, not a way around it.
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    const info = app && route(method, c.req.path);
     const rule = info && ruleFor(app, info, c.get('keyKind'));
     if (!rule) return;
     const subject = await subjectOf(rule.by, c.env?.clientIp, () => c.req.json());

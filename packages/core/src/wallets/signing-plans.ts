@@ -73,23 +73,17 @@ export async function planMessage(
   input: SignMessageRequest,
 ): Promise<SigningPlan<{ signature: string; encoding: 'hex' | 'base58' | 'base64' }>> {
   const {
-    parseSolanaMessage,
     signBitcoinMessage,
     signEthereumMessage,
     signPolkadotMessage,
     signSolanaMessage,
     signStellarMessage,
+    startsWithSolanaMessage,
+    transactionAsMessage,
   } = await loadSigning();
   const bytes = decodeMessage(input.message, input.encoding);
-  if (wallet.wallet_type === 'solana' && parseSolanaMessage(bytes)) {
-    throw new LatchkeyError(
-      'invalid_field',
-      'This message is a Solana transaction; sign it as a transaction.',
-      {
-        field: 'message',
-      },
-    );
-  }
+  // Refused before the policy gate and the key, as the signer would refuse it after them.
+  if (wallet.wallet_type === 'solana' && startsWithSolanaMessage(bytes)) throw transactionAsMessage();
   const encoding = SIGNATURE_ENCODING[wallet.wallet_type];
   const signers: Record<WalletType, (secret: Uint8Array) => Promise<string>> = {
     ethereum: async (secret) => signEthereumMessage(bytes, secret),
