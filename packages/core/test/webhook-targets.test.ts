@@ -377,12 +377,32 @@ describe('local names', () => {
     expect(expectErrorShape(res).error_type).toBe('webhook_url_not_allowed');
   });
 
+  it('takes plain http only towards a local target, and only when the operator allows those', async () => {
+    const strict = lk(memoryStorage());
+    const permissive = lk(memoryStorage(), { allowPrivateTargets: true });
+    for (const latchkey of [strict, permissive]) {
+      const app = await latchkey.apps.create({ name: 'Schemes' });
+      for (const url of ['http://hooks.example.com/x', 'http://8.8.8.8/x', 'ftp://localhost/x'])
+        await expect(
+          latchkey.webhooks.createEndpoint(app.app_id, { url, event_types: ['user.created'] }),
+          url,
+        ).rejects.toMatchObject({ errorType: 'invalid_webhook_url' });
+    }
+    const app = await permissive.apps.create({ name: 'Schemes' });
+    for (const url of ['http://localhost:8080/x', 'http://[::1]/x', 'http://10.0.0.1/x'])
+      expect(
+        (await permissive.webhooks.createEndpoint(app.app_id, { url, event_types: ['user.created'] })).url,
+      ).toBe(url);
+  });
+
   it('still takes names that only look local', async () => {
     const latchkey = lk(memoryStorage());
     const app = await latchkey.apps.create({ name: 'Names' });
     for (const url of [
       'https://localhost.example.com/hook',
       'https://evillocalhost.com/hook',
+      'https://evillocalhost/hook',
+      'https://notlocalhost./hook',
       'https://127.0.0.1.example/x',
     ])
       expect(
@@ -411,11 +431,12 @@ describe('private targets are the operator’s decision', () => {
     expect(error.error_field).toBe('webhooks.allow_private_targets');
     expect(error.error_message).toContain('webhooks.allowPrivateTargets');
     expect(error.error_message).toContain('LATCHKEY_WEBHOOKS_ALLOW_PRIVATE_TARGETS');
-    // Nor by resetting or restating the block.
-    for (const webhooks of [null, {}, { allow_private_targets: false }])
-      expect((await api(latchkey, app.secret_key, 'PATCH', '/v1/app/settings', { webhooks })).status).toBe(
-        400,
-      );
+    // Nor by resetting or restating the block: each answer says where the switch went.
+    for (const webhooks of [null, {}, { allow_private_targets: false }]) {
+      const again = await api(latchkey, app.secret_key, 'PATCH', '/v1/app/settings', { webhooks });
+      expect(again.status).toBe(400);
+      expect(expectErrorShape(again).error_message).toContain('webhooks.allowPrivateTargets');
+    }
     expect((await api(latchkey, app.secret_key, 'GET', '/v1/app')).body.settings).not.toHaveProperty(
       'webhooks',
     );
@@ -587,6 +608,18 @@ describe('DNS rebinding', () => {
     const log = await deliverTo(lk(memoryStorage(), { lookup: rebinding, allowPrivateTargets: true }));
     expect(privateService.connections() - before).toBe(1);
     expect(log).toEqual(['connection_failed']); // the listener speaks no TLS
+  });
+
+  it('an answer in a form a socket could read otherwise is connected to nowhere, private targets allowed or not', async () => {
+    for (const odd of ['127.1', '0x7f.0.0.1', '2130706433', '0177.0.0.1', '::127.0.0.1', '::1%lo']) {
+      answers = [[{ address: odd }]];
+      const before = privateService.connections();
+      const log = await deliverTo(lk(memoryStorage(), { lookup: rebinding, allowPrivateTargets: true }));
+      expect(privateService.connections() - before, odd).toBe(0);
+      expect(log, odd).toEqual(['connection_failed']);
+      const strict = await deliverTo(lk(memoryStorage(), { lookup: rebinding }));
+      expect(strict, odd).toEqual(['address_not_allowed']);
+    }
   });
 
   it('with a custom fetch, the addresses are still checked before it is called', async () => {

@@ -73,7 +73,12 @@ function checkedAddresses(resolve: WebhookResolver, allowPrivate: boolean): Chec
     const checked: Checked = [];
     for (const { address } of answers) {
       if (!allowPrivate && !isPublicAddress(address)) throw refused();
-      if (!ipaddr.isValid(address)) throw new Error('the resolver answered something that is not an address');
+      // Only the forms a resolver writes: the socket must connect to the address just classified,
+      // and `::a.b.c.d` or `0x7f.1` could be read one way here and another by the socket.
+      const standard =
+        ipaddr.IPv4.isValidFourPartDecimal(address) ||
+        (/^[\da-f:]+$/i.test(address) && ipaddr.IPv6.isValid(address));
+      if (!standard) throw new Error('the resolver answered something that is not an address');
       const ip = ipaddr.parse(address);
       checked.push({ address: ip.toString(), family: ip.kind() === 'ipv6' ? 6 : 4 });
     }
