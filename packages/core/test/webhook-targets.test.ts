@@ -622,6 +622,24 @@ describe('DNS rebinding', () => {
     }
   });
 
+  it('a resolver that never answers costs an attempt its timeout, not the worker, with either transport', async () => {
+    const never = () => new Promise<Array<{ address: string }>>(() => {});
+    const fetch = async () => new Response(null, { status: 204 });
+    for (const webhooks of [{ lookup: never }, { lookup: never, fetch }]) {
+      const started = Date.now();
+      const latchkey = lk(memoryStorage(), { ...webhooks, timeoutMs: 200 });
+      const app = await latchkey.apps.create({ name: 'Silent DNS' });
+      const endpoint = await latchkey.webhooks.createEndpoint(app.app_id, {
+        url: 'https://silent.rebind.test/hook',
+        event_types: ['user.created'],
+      });
+      await latchkey.users.create(app.app_id, {});
+      await drain(latchkey);
+      expect((await attempts(latchkey, app.secret_key)).get(endpoint.endpoint_id)).toEqual(['timeout']);
+      expect(Date.now() - started).toBeLessThan(3000);
+    }
+  });
+
   it('with a custom fetch, the addresses are still checked before it is called', async () => {
     answers = [[{ address: '10.0.0.7' }]];
     let fetched = 0;

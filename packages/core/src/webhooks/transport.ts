@@ -90,11 +90,24 @@ function checkedAddresses(resolve: WebhookResolver, allowPrivate: boolean): Chec
 function fetchSend(send: typeof fetch, check: Check | undefined): WebhookSend {
   return async ({ url, body, headers, signal }) => {
     const { hostname } = new URL(url);
-    if (check && literalAddress(hostname) === undefined) await check(hostname);
+    if (check && literalAddress(hostname) === undefined) await orAbort(check(hostname), signal);
     const response = await send(url, { method: 'POST', body, headers, redirect: 'manual', signal });
     await response.body?.cancel().catch(() => {});
     return response.status;
   };
+}
+
+/**
+ * The promise, or the signal's reason once it aborts: a resolver takes no signal, and one that
+ * never answers must not hold the attempt (and its worker) past the timeout.
+ */
+function orAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** What of `node:http`, `node:https` and `node:dns` the pinned transport uses. */
