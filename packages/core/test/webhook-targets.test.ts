@@ -592,6 +592,17 @@ describe('DNS rebinding', () => {
     expect(log![0]).not.toBe(200);
   });
 
+  it('the unpinned way, check and then let fetch resolve again, does reach it (what deliveries did)', async () => {
+    answers = [[{ address: PUBLIC }], [{ address: '127.0.0.1' }]];
+    calls = [];
+    const before = privateService.connections();
+    const checked = await rebinding('hooks.rebind.test');
+    expect(checked.every((a) => isPublicAddress(a.address))).toBe(true);
+    await fetch(`https://hooks.rebind.test:${privateService.port}/hook`, { method: 'POST' }).catch(() => {});
+    expect(calls).toHaveLength(2);
+    expect(privateService.connections() - before).toBe(1);
+  });
+
   it('a name whose answer mixes a public and a private address is refused whole', async () => {
     answers = [[{ address: PUBLIC }, { address: '127.0.0.1' }]];
     const before = privateService.connections();
