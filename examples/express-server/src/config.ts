@@ -14,6 +14,11 @@ export interface ServerConfig {
   redisUrl: string | undefined;
   /** RPC endpoints for wallet balances: `LATCHKEY_RPC_<CHAIN>` (mainnet) and `…_TESTNET`. */
   chains: ChainsOptions;
+  /**
+   * Webhooks may reach loopback and private addresses (`LATCHKEY_WEBHOOKS_ALLOW_PRIVATE_TARGETS=1`),
+   * for a receiver on this machine in development; never on a server that hosts other people's Apps.
+   */
+  webhooksAllowPrivateTargets: boolean;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -29,7 +34,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     databaseSchema: env.LATCHKEY_DB_SCHEMA || undefined,
     redisUrl: env.LATCHKEY_REDIS_URL || undefined,
     chains: chainsFromEnv(env),
+    webhooksAllowPrivateTargets: flagFromEnv(env, 'LATCHKEY_WEBHOOKS_ALLOW_PRIVATE_TARGETS'),
   };
+}
+
+/** `1` on, `0` or unset off; anything else is a mistake worth stopping for, on a security switch. */
+function flagFromEnv(env: NodeJS.ProcessEnv, name: string): boolean {
+  const value = env[name];
+  if (value === undefined || value === '' || value === '0') return false;
+  if (value === '1') return true;
+  throw new Error(`${name} must be 1 or 0, got ${value}`);
 }
 
 /**

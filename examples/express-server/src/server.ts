@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -53,8 +52,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     // Development delivery: every passcode and link lands in this file instead of a phone or inbox.
     sender: outboxSender({ path: outboxPath(config) }),
     chains: config.chains,
-    // Webhook endpoints named by host are refused when the name resolves to a private address.
-    webhooks: { lookup: (host) => lookup(host, { all: true }) },
+    // Webhooks reach only public addresses (each name resolved once, and connected to as checked)
+    // unless LATCHKEY_WEBHOOKS_ALLOW_PRIVATE_TARGETS=1 lets a receiver on this machine have them.
+    webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets },
   });
   const demo = await loadOrCreateDemoApp(latchkey, config.dataDir);
 

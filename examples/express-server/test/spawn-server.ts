@@ -37,6 +37,7 @@ const SERVER_VARIABLES = [
   'LATCHKEY_DB_SCHEMA',
   'LATCHKEY_SECRET',
   'LATCHKEY_VAULT_KEY',
+  'LATCHKEY_WEBHOOKS_ALLOW_PRIVATE_TARGETS',
 ];
 
 /** `process.env` without the example's variables, plus `env` (an undefined value leaves one unset). */

@@ -48,7 +48,7 @@ export const errorCatalogue = {
   webhook_url_not_allowed: {
     status: 400,
     message:
-      "The webhook URL points at a private or loopback address, which the App's settings do not allow.",
+      'The webhook URL points at localhost or a loopback, private or other non-public address, which this server does not allow.',
   },
   wallet_type_mismatch: { status: 400, message: "This operation does not suit the wallet's type." },
   wallet_not_a_signer: {

@@ -38,13 +38,24 @@ export const latchkeyOptionsSchema = z.object({
   jwtIssuer: z.string().min(1).max(200).optional(),
   webhooks: z
     .object({
-      /** How deliveries are sent; the global fetch when absent. */
+      /**
+       * Let webhook endpoints reach loopback, private, link-local and other non-public addresses
+       * (a receiver on the host's own network, in development). The operator's decision, never
+       * an App's: off, such URLs are refused at registration and every delivery to one (stored
+       * earlier, or a name that resolves to one) is refused as `address_not_allowed`.
+       */
+      allowPrivateTargets: z.boolean().default(false),
+      /**
+       * How deliveries are sent. On Node the default resolves each name once and connects to the
+       * address it checked (no DNS rebinding); a custom fetch resolves names itself, so pinning
+       * them becomes its job (Latchkey still checks what `lookup` answers before calling it).
+       */
       fetch: z.custom<typeof fetch>((v) => typeof v === 'function').optional(),
       /** An attempt without an answer after this many milliseconds counts as failed. */
       timeoutMs: z.int().min(100).max(60_000).default(10_000),
       /**
-       * Resolves a host name to addresses, so endpoints whose names point at private addresses
-       * are refused at delivery (Node: `(h) => dns.promises.lookup(h, { all: true })`).
+       * Resolves a host name to its addresses for deliveries; on Node `dns.promises.lookup` with
+       * `{ all: true }` when absent. Elsewhere, without it, only literal addresses are checked.
        */
       lookup: z
         .custom<(host: string) => Promise<Array<{ address: string }>>>((v) => typeof v === 'function')

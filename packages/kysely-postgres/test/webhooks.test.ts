@@ -79,12 +79,10 @@ describe.each(storages)('events and webhooks on $name', (target) => {
       storage: h.storage,
       secret: SECRET,
       sender: { send: async (m) => void sent.push(m) },
-      webhooks: { timeoutMs: 2000 },
+      // The receivers listen on loopback: the operator allows private targets here.
+      webhooks: { timeoutMs: 2000, allowPrivateTargets: true },
     });
-    const app = await latchkey.apps.create({
-      name: 'Hooks',
-      settings: { webhooks: { allow_private_targets: true } },
-    });
+    const app = await latchkey.apps.create({ name: 'Hooks' });
     appId = app.app_id;
     secretKey = app.secret_key;
     hook = await receiver();
@@ -149,10 +147,19 @@ describe.each(storages)('events and webhooks on $name', (target) => {
     off();
   });
 
-  it('refuses webhook URLs that are not https, carry credentials, or reach private addresses the App does not allow', async () => {
-    const strict = await latchkey.apps.create({ name: 'Strict' });
-    const post = (url: string, key = strict.secret_key) =>
-      api('POST', '/v1/webhooks/endpoints', { url, event_types: ['user.created'] }, key);
+  it('refuses webhook URLs that are not https, carry credentials, or reach private addresses the operator does not allow', async () => {
+    const strictServer = createLatchkey({ storage: h.storage, secret: SECRET });
+    const strict = await strictServer.apps.create({ name: 'Strict' });
+    const post = async (url: string) => {
+      const res = await strictServer.fetch(
+        new Request('http://x.test/v1/webhooks/endpoints', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${strict.secret_key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ url, event_types: ['user.created'] }),
+        }),
+      );
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
     expect((await post('http://hooks.example.com/x')).body.error_type).toBe('invalid_webhook_url');
     expect((await post('https://u:p@hooks.example.com/x')).body.error_type).toBe('invalid_webhook_url');
     expect((await post('not a url')).body.error_type).toBe('invalid_webhook_url');
@@ -336,14 +343,12 @@ describe.each(targets)('webhook delivery across processes on $name', (target) =>
       target.name === 'postgres'
         ? await postgresStorage(DATABASE_URL!, { schema: h.schema, pool: { max: 10 } })
         : h.storage;
-    const a = createLatchkey({ storage: h.storage, secret: SECRET });
-    const b = createLatchkey({ storage: second, secret: SECRET });
+    const webhooks = { allowPrivateTargets: true };
+    const a = createLatchkey({ storage: h.storage, secret: SECRET, webhooks });
+    const b = createLatchkey({ storage: second, secret: SECRET, webhooks });
     const hook = await receiver();
     try {
-      const app = await a.apps.create({
-        name: 'Two',
-        settings: { webhooks: { allow_private_targets: true } },
-      });
+      const app = await a.apps.create({ name: 'Two' });
       await a.webhooks.createEndpoint(app.app_id, { url: hook.url, event_types: ['user.created'] });
       for (let i = 0; i < 200; i += 20)
         await Promise.all(
@@ -383,12 +388,13 @@ describe.skipIf(!DATABASE_URL)('two server processes on one Postgres', () => {
   it('deliver each of 200 events exactly once between them', async () => {
     const h = await postgresTarget.open();
     const hook = await receiver();
-    const latchkey = createLatchkey({ storage: h.storage, secret: SECRET });
+    const latchkey = createLatchkey({
+      storage: h.storage,
+      secret: SECRET,
+      webhooks: { allowPrivateTargets: true },
+    });
     try {
-      const app = await latchkey.apps.create({
-        name: 'Processes',
-        settings: { webhooks: { allow_private_targets: true } },
-      });
+      const app = await latchkey.apps.create({ name: 'Processes' });
       await latchkey.webhooks.createEndpoint(app.app_id, { url: hook.url, event_types: ['user.created'] });
       for (let i = 0; i < 200; i += 20)
         await Promise.all(Array.from({ length: 20 }, () => latchkey.users.create(app.app_id, {})));
@@ -411,12 +417,13 @@ describe.skipIf(!DATABASE_URL)('a process killed between commit and delivery', (
   it('leaves the event in the outbox, and the next process delivers it', async () => {
     const h = await postgresTarget.open();
     const hook = await receiver();
-    const latchkey = createLatchkey({ storage: h.storage, secret: SECRET });
+    const latchkey = createLatchkey({
+      storage: h.storage,
+      secret: SECRET,
+      webhooks: { allowPrivateTargets: true },
+    });
     try {
-      const app = await latchkey.apps.create({
-        name: 'Killed',
-        settings: { webhooks: { allow_private_targets: true } },
-      });
+      const app = await latchkey.apps.create({ name: 'Killed' });
       await latchkey.webhooks.createEndpoint(app.app_id, { url: hook.url, event_types: ['user.created'] });
       const child = spawn(
         process.execPath,

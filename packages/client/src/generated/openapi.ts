@@ -5472,11 +5472,6 @@ export interface components {
                      */
                     user_verification: "required" | "preferred" | "discouraged";
                 };
-                /** @default {} */
-                webhooks: {
-                    /** @default false */
-                    allow_private_targets: boolean;
-                };
             };
             updated_at: number;
         };

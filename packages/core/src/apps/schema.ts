@@ -158,15 +158,6 @@ export const appSettingsSchema = z.object({
       allowed_origins: z.array(originSchema).max(100).default([]),
     })
     .prefault({}),
-  webhooks: z
-    .object({
-      /**
-       * Let webhook endpoints point at loopback, private and link-local addresses (a receiver on
-       * the host's own network). Off by default: an endpoint URL must not reach inside it.
-       */
-      allow_private_targets: z.boolean().default(false),
-    })
-    .prefault({}),
   /**
    * Message texts. Placeholders: {{app_name}}, {{code}}, {{minutes}} for passcodes,
    * {{app_name}}, {{url}}, {{minutes}} for magic links.

@@ -4,6 +4,7 @@ import { LatchkeyError } from '../errors.js';
 import { validationError } from '../http/validation-hook.js';
 import { APP_CACHE_SECONDS, type Kernel } from '../kernel.js';
 import { expiringReads } from '../shared/expiring-reads.js';
+import { refuseRemovedSettings } from './removed-settings.js';
 import type { ApiKeyKind, AppRecord } from './repo.js';
 import {
   type AppKeys,
@@ -101,6 +102,7 @@ export function appService(k: Kernel) {
     async patchSettings(appId: string, patch: unknown): Promise<AppRecord> {
       if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
         throw new LatchkeyError('invalid_field', 'The settings patch must be a JSON object.');
+      refuseRemovedSettings(patch as Record<string, unknown>);
       assertKnownKeys(appSettingsSchema, patch);
       const app = await get(appId);
       const merged = mergePatch(app.settings, patch);

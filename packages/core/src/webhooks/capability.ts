@@ -3,6 +3,7 @@ import { VERSION } from '../version.js';
 import { webhookDelivery } from './delivery.js';
 import { registerWebhookRoutes } from './routes.js';
 import { webhookService } from './service.js';
+import { webhookTransport } from './transport.js';
 
 /**
  * Webhook endpoints, and their delivery: `webhooks.startDelivery()` in each server process
@@ -19,13 +20,17 @@ export const webhooksCapability = defineCapability({
     'webhook_url_not_allowed',
   ],
   service: ({ kernel, options }) => {
+    const { allowPrivateTargets, fetch, lookup, timeoutMs } = options.webhooks;
     const delivery = webhookDelivery(kernel, {
-      fetch: options.webhooks.fetch ?? ((input, init) => fetch(input, init)),
-      timeoutMs: options.webhooks.timeoutMs,
-      lookup: options.webhooks.lookup,
+      send: webhookTransport({ allowPrivateTargets, fetch, lookup }),
+      timeoutMs,
       userAgent: `Latchkey-Webhooks/${VERSION}`,
     });
-    return { ...webhookService(kernel), deliverDue: delivery.deliverDue, startDelivery: delivery.start };
+    return {
+      ...webhookService(kernel, { allowPrivateTargets }),
+      deliverDue: delivery.deliverDue,
+      startDelivery: delivery.start,
+    };
   },
   routes: registerWebhookRoutes,
 });

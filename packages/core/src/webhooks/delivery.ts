@@ -3,17 +3,12 @@ import type { Kernel } from '../kernel.js';
 import { nextAttemptAt } from './backoff.js';
 import type { ClaimedDelivery, DeliveryOutcome } from './repo.js';
 import { signWebhook } from './signature.js';
-import { isPrivateAddress } from './url-policy.js';
+import type { WebhookSend } from './transport.js';
 
 export interface DeliveryOptions {
-  fetch: typeof fetch;
+  /** Sends one POST to the target it checked (transport.ts). */
+  send: WebhookSend;
   timeoutMs: number;
-  /**
-   * Resolves a host name to its addresses, so a name that points at a private address is
-   * refused at delivery time as an IP literal is at registration (Node: `dns.promises.lookup`
-   * with `{ all: true }`). Without it only literal addresses are checked.
-   */
-  lookup?: ((host: string) => Promise<Array<{ address: string }>>) | undefined;
   userAgent: string;
 }
 
@@ -33,12 +28,6 @@ export function webhookDelivery(k: Kernel, options: DeliveryOptions) {
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
-      const url = new URL(endpoint.url);
-      const allowPrivate = (await k.app(endpoint.app_id)).settings.webhooks.allow_private_targets;
-      if (!allowPrivate && options.lookup && !/^\[|^\d+\.\d+\.\d+\.\d+$/.test(url.hostname)) {
-        const addresses = await options.lookup(url.hostname);
-        if (addresses.some((a) => isPrivateAddress(a.address))) throw new Error('address_not_allowed');
-      }
       const secret = new TextDecoder().decode(await k.vault.open(endpoint.sealed_secret, endpoint.app_id));
       const body = JSON.stringify({
         id: event.id,
@@ -47,10 +36,9 @@ export function webhookDelivery(k: Kernel, options: DeliveryOptions) {
         app_id: event.app_id,
         data: event.data,
       });
-      const response = await options.fetch(endpoint.url, {
-        method: 'POST',
+      statusCode = await options.send({
+        url: endpoint.url,
         body,
-        redirect: 'manual',
         signal: AbortSignal.timeout(options.timeoutMs),
         headers: {
           'content-type': 'application/json',
@@ -60,8 +48,6 @@ export function webhookDelivery(k: Kernel, options: DeliveryOptions) {
           'webhook-signature': signWebhook(secret, event.id, timestamp, body),
         },
       });
-      statusCode = response.status;
-      await response.body?.cancel().catch(() => {});
     } catch (err) {
       error = failureReason(err);
     }

@@ -1,40 +1,57 @@
+import ipaddr from 'ipaddr.js';
 import { LatchkeyError } from '../errors.js';
 
-const LOCAL_NAMES = /^(localhost|.*\.localhost)$/i;
+/** `localhost` and its subdomains, with or without the root's trailing dot (RFC 6761). */
+const LOCAL_NAMES = /^(?:.+\.)?localhost\.?$/i;
 
 /**
- * Whether an address (an IP literal) is loopback, private, link-local, carrier-grade NAT,
- * unspecified or otherwise not on the public internet. Webhooks must not become a way to reach
- * the host's own network.
+ * IANA's IPv6 Global Unicast block: everything outside it is reserved or special (the IPv4-in-
+ * IPv6 forms `::ffff:…`, `::a.b.c.d` and `64:ff9b::`, site-local `fec0::`, unique-local, link-
+ * local, multicast), so no ipaddr.js range name has to be trusted to cover it.
  */
-export function isPrivateAddress(address: string): boolean {
-  const host = address.replace(/^\[|\]$/g, '').toLowerCase();
-  const v4 = host.match(/^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/);
-  if (v4) {
-    const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      a >= 224
-    );
-  }
-  if (!host.includes(':')) return false;
-  if (host === '::' || host === '::1') return true;
-  // Mapped IPv4 in hex form (::ffff:7f00:1) and the private IPv6 ranges fc00::/7 and fe80::/10.
-  if (host.startsWith('::ffff:')) return true;
-  return /^f[cd]/.test(host) || /^fe[89ab]/.test(host);
+const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
+
+/**
+ * Whether an address is plain public unicast, the only kind a webhook may reach unless the
+ * operator allows private targets. Everything else is refused: loopback, private, link-local,
+ * carrier-grade NAT, multicast, broadcast, unspecified, documentation and benchmarking ranges,
+ * the special-purpose ranges of IANA's registries (ipaddr.js's `range()`), and every address that
+ * carries an IPv4 address inside IPv6 (mapped, compatible, NAT64, 6to4, Teredo), which a host may
+ * route to the embedded, possibly private, IPv4 address. Anything that does not parse is refused.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv4') return ip.range() === 'unicast';
+  const v6 = ip as ipaddr.IPv6;
+  // A zone names a link: the address is link-scoped whatever its digits say.
+  return v6.zoneId === undefined && v6.match(GLOBAL_UNICAST) && v6.range() === 'unicast';
 }
 
-const isIpLiteral = (host: string) => /^\[.*\]$/.test(host) || /^\d{1,3}(\.\d{1,3}){3}$/.test(host);
+/**
+ * The address a URL's host names when it is an IP literal (brackets taken off), else undefined.
+ * The WHATWG parser already writes IPv4 in dotted decimal (`0x7f.1` becomes `127.0.0.1`); any
+ * other IPv4 spelling left in a host is read as an address too, never as a name.
+ */
+export function literalAddress(hostname: string): string | undefined {
+  if (hostname.startsWith('[') && hostname.endsWith(']')) return hostname.slice(1, -1);
+  return ipaddr.IPv4.isValid(hostname) ? hostname : undefined;
+}
 
 /**
- * Checks a webhook URL when it is registered: https (plain http only for localhost), no
- * credentials or fragment, and no private or loopback target unless the App allows them.
+ * Whether a URL's host may be reached as written: not a local name, and not a literal outside
+ * public unicast. A name's addresses are checked when it is resolved, at delivery.
+ */
+export function isPublicHost(hostname: string): boolean {
+  if (LOCAL_NAMES.test(hostname)) return false;
+  const address = literalAddress(hostname);
+  return address === undefined || isPublicAddress(address);
+}
+
+/**
+ * Checks a webhook URL when it is registered: https (plain http only for a local target), no
+ * credentials or fragment, and no local or non-public literal target unless the operator allows
+ * private targets (`createLatchkey({ webhooks: { allowPrivateTargets } })`).
  */
 export function checkWebhookUrl(raw: string, allowPrivate: boolean): string {
   let url: URL;
@@ -43,8 +60,7 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): string {
   } catch {
     throw new LatchkeyError('invalid_webhook_url', 'The webhook URL is not an absolute URL.');
   }
-  const local =
-    LOCAL_NAMES.test(url.hostname) || (isIpLiteral(url.hostname) && isPrivateAddress(url.hostname));
+  const local = !isPublicHost(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local))
     throw new LatchkeyError(
       'invalid_webhook_url',
@@ -55,7 +71,7 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): string {
   if (local && !allowPrivate)
     throw new LatchkeyError(
       'webhook_url_not_allowed',
-      'The webhook URL points at a private or loopback address; the App setting webhooks.allow_private_targets allows it.',
+      'The webhook URL points at localhost or a loopback, private or other non-public address; only the server operator can allow those (createLatchkey option webhooks.allowPrivateTargets).',
     );
   return url.href;
 }
