@@ -127,19 +127,18 @@ describe('evaluatePolicies, one rule kind at a time', () => {
 
   it('evm_daily_value returns the cap to reserve, per chain; more than the cap is refused at once', () => {
     const rule = { kind: 'evm_daily_value', max_wei: '1000' };
-    expect(judge(rule, evm({ value: 10n, chain_id: 137n }))).toEqual({
-      allowed: true,
-      cap: {
-        asset: 'evm:137',
-        amount: 10n,
-        limit: 1000n,
-        rule: { policy_id: 'policy_a', rule_index: 0, rule_kind: 'evm_daily_value' },
-      },
-    });
-    expect(judge(rule, evm({ value: 0n }))).toEqual({ allowed: true, cap: null });
+    const cap = {
+      asset: 'evm:137',
+      amount: 10n,
+      limit: 1000n,
+      rule: { policy_id: 'policy_a', rule_index: 0, rule_kind: 'evm_daily_value' },
+    };
+    expect(judge(rule, evm({ value: 10n, chain_id: 137n }))).toEqual({ allowed: true, caps: [cap], cap });
+    expect(judge(rule, evm({ value: 0n }))).toEqual({ allowed: true, caps: [], cap: null });
     expect(refusedBy(rule, evm({ value: 1001n }))).toBe('evm_daily_value');
     expect(judge({ ...rule, chain_id: '1' }, evm({ value: 5n, chain_id: 10n }))).toEqual({
       allowed: true,
+      caps: [],
       cap: null,
     });
   });
@@ -212,6 +211,6 @@ describe('evaluatePolicies across policies', () => {
       rule_index: 2,
       rule_kind: 'evm_to_allowlist',
     });
-    expect(evaluatePolicies(evm(), [])).toEqual({ allowed: true, cap: null });
+    expect(evaluatePolicies(evm(), [])).toEqual({ allowed: true, caps: [], cap: null });
   });
 });
