@@ -65,6 +65,9 @@ describe('ERC-20 calldata', () => {
         unreadable: { kind: 'malformed', token: low(USDC) },
       });
     }
+    // Direct callers may pass any string: only hex digits are read.
+    const notHexAmount = `${good.slice(0, 74)}${'zz'.repeat(32)}`;
+    expect(erc20CallFacts(USDC, notHexAmount)?.unreadable?.kind).toBe('malformed');
     // transferFrom: both address words are checked, not only the recipient.
     const from = ERC20.encodeFunctionData('transferFrom', [PAYEE, PAYEE, 5n]);
     const dirtyFrom = `${from.slice(0, 10)}01${from.slice(12)}`;
@@ -104,6 +107,18 @@ describe('EIP-712 permits', () => {
       )?.actions[0]?.amount;
     expect(of(true)).toBe(MaxUint256);
     expect(of(false)).toBe(0n);
+    // Only a JSON boolean: the signer would encode "false" or 1 otherwise than it reads.
+    for (const allowed of ['false', 1, null]) {
+      const typed = payload(dai, types, {
+        holder: PAYEE,
+        spender: ATTACKER,
+        nonce: 0,
+        expiry: 0,
+        allowed: true,
+      });
+      const facts = typedDataTokenFacts({ ...typed, message: { ...typed.message, allowed } });
+      expect(facts?.unreadable?.kind, String(allowed)).toBe('malformed');
+    }
   });
 
   it('Permit2 PermitSingle, PermitBatch, PermitTransferFrom and PermitBatchTransferFrom', () => {
@@ -210,6 +225,14 @@ describe('EIP-712 permits', () => {
     const p = permit(ATTACKER, 1n);
     const cases: [string, typeof p][] = [
       ['reordered fields', { ...p, types: { Permit: [...PERMIT_TYPES.Permit!].reverse() } }],
+      [
+        'a field more',
+        {
+          ...p,
+          types: { Permit: [...PERMIT_TYPES.Permit!, { name: 'salt', type: 'uint256' }] },
+          message: { ...p.message, salt: 1 },
+        },
+      ],
       ['value as " 1"', { ...p, message: { ...p.message, value: ' 1' } }],
       ['value as ""', { ...p, message: { ...p.message, value: '' } }],
       ['value as 0b1', { ...p, message: { ...p.message, value: '0b1' } }],

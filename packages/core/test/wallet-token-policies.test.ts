@@ -136,7 +136,7 @@ describe("the docs' Treasury policy judges what the wallet's tokens do", () => {
 
 describe('token rules, one kind at a time over HTTP', () => {
   it('Permit2 PermitSingle and PermitBatch: spenders and unlimited allowances', async () => {
-    const { wallet, signTyped, policy } = await setup();
+    const { wallet, signTx, signTyped, policy } = await setup();
     await policy([
       { kind: 'evm_token_spender_allowlist', addresses: [ROUTER] },
       { kind: 'evm_token_no_unlimited_approval' },
@@ -149,6 +149,11 @@ describe('token rules, one kind at a time over HTTP', () => {
     );
     const single = permitSingle(USDC, 5n, ROUTER);
     expectSignedTyped(await signTyped(single), wallet, single);
+    // The same default judges ERC-20 approvals: MaxUint256 and 2^255 are unlimited, 2^255-1 is not.
+    const approve = (amount: bigint) => ERC20.encodeFunctionData('approve', [ROUTER, amount]);
+    expectRefused(await signTx(USDC, approve(MaxUint256)), 'evm_token_no_unlimited_approval');
+    expectRefused(await signTx(USDC, approve(2n ** 255n)), 'evm_token_no_unlimited_approval');
+    expectSignedTx(await signTx(USDC, approve(2n ** 255n - 1n)), wallet, approve(2n ** 255n - 1n));
 
     // One entry of a batch to another spender, or one entry unlimited, refuses the whole batch.
     expectRefused(
@@ -213,6 +218,23 @@ describe('token rules, one kind at a time over HTTP', () => {
       );
     expect((await signTyped(at(4n, 6n))).status).toBe(200);
     expectRefused(await signTyped(at(5n, 6n)), 'evm_token_max_amount');
+  });
+
+  it('Permit2 batch amounts of one token add up against its daily cap', async () => {
+    const { signTyped, policy } = await setup();
+    await policy([{ kind: 'evm_token_daily_amount', chain_id: '1', token: USDC, max_amount: '10' }]);
+    const batch = (a: bigint, b: bigint) =>
+      permitBatch(
+        [
+          [USDC, a],
+          [USDC, b],
+        ],
+        ROUTER,
+      );
+    expectRefused(await signTyped(batch(5n, 6n)), 'evm_token_daily_amount');
+    expect((await signTyped(batch(2n, 6n))).status).toBe(200);
+    expectRefused(await signTyped(batch(1n, 2n)), 'evm_token_daily_amount');
+    expect((await signTyped(batch(1n, 1n))).status).toBe(200);
   });
 
   it('increaseAllowance and approve: spender list, revocations pass, no unlimited', async () => {

@@ -48,7 +48,7 @@ const signatureView = (s: WalletSignatureRecord) => ({
 });
 
 /** Wallets whose policies one App keeps cached; past this the App's entries start over. */
-const MAX_CACHED_WALLETS = 10_000;
+export const MAX_CACHED_WALLETS = 10_000;
 
 /** Distinct policies one App keeps cached; past this its copies start over. */
 const MAX_CACHED_POLICIES = 10_000;
