@@ -19,9 +19,13 @@ type TokenRule = Extract<
 const isTransfer = (a: TokenAction) =>
   a.kind === 'transfer' || a.kind === 'transfer_from' || a.kind === 'transfer_with_authorization';
 
-/** The tokens a rule judges: one for a cap, a list, or every token (undefined). */
-function tokensOf(rule: TokenRule): string[] | undefined {
-  return 'token' in rule ? [rule.token] : rule.tokens;
+/** The tokens a rule judges (lower case): one for a cap, a list, or every token (undefined). */
+function scopeOf(rule: TokenRule): { has(token: string): boolean } | undefined {
+  if ('token' in rule) {
+    const token = rule.token.toLowerCase();
+    return { has: (t) => t === token };
+  }
+  return rule.tokens === undefined ? undefined : allowSet(rule.tokens, lowerCase);
 }
 
 /**
@@ -43,8 +47,7 @@ const onChain = (ruleChain: string | undefined, chainId: bigint) =>
 export function checkTokenRule(rule: TokenRule, r: SigningRequest): Check {
   const facts = r.evm?.tokens;
   if (!r.evm || !facts || !onChain(rule.chain_id, r.evm.chain_id)) return null;
-  const listed = tokensOf(rule);
-  const scope = listed === undefined ? undefined : allowSet(listed, lowerCase);
+  const scope = scopeOf(rule);
   const inScope = (token: string) => scope === undefined || scope.has(token);
 
   const u = facts.unreadable;
