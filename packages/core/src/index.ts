@@ -19,6 +19,7 @@ export type {
   ServicesOf,
 } from './capability.js';
 export { defineCapability } from './capability.js';
+export type { TokenAction, TokenFacts } from './chains/evm-token-calls.js';
 export type { ChainModule, DerivedKey } from './chains/index.js';
 export { chainModules } from './chains/index.js';
 export { fromBase64Url, timingSafeEqual, toBase64Url } from './crypto/encoding.js';

@@ -43,5 +43,12 @@ describe('policyRecordsOnce', () => {
       const read = policy(`pol_${i}`, [many[i]!]);
       expect(once([read])[0]).toEqual(read);
     }
+    // Past the limit it starts over: a policy held before is a new copy, not the old one.
+    const bounded = policyRecordsOnce(10);
+    const [first] = bounded([policy('pol_0', [many[0]!])]);
+    for (let i = 1; i <= 9; i++) bounded([policy(`pol_${i}`, [many[i]!])]);
+    expect(bounded([policy('pol_0', [many[0]!])])[0]).toBe(first);
+    bounded([policy('pol_10', [many[10]!])]);
+    expect(bounded([policy('pol_0', [many[0]!])])[0]).not.toBe(first);
   });
 });

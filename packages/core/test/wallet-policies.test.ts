@@ -143,6 +143,7 @@ describe('wallet policies over HTTP', () => {
   });
 
   it(`keeps at most ${MAX_POLICIES_PER_APP} policies per App: the next is 409 policy_limit_reached until one is deleted`, async () => {
+    expect(MAX_POLICIES_PER_APP).toBe(100); // the limit docs/wallet-policies.md promises
     const { t, policy, newWallet } = await setup();
     const wallet = await newWallet();
     const rules = [{ kind: 'allowed_chains', chains: ['solana'] }];
@@ -430,6 +431,46 @@ describe('wallet policies over HTTP', () => {
     await expect(signElsewhere(11)).resolves.toMatchObject({ wallet_id: wallet.id });
     clock.advance(POLICY_CACHE_SECONDS);
     await expect(signElsewhere(11)).rejects.toMatchObject({ errorType: 'policy_violation' });
+  });
+
+  it('does not cache a policy list read while this process changed the policies', async () => {
+    const base = memoryStorage();
+    // Holds one read of the policies until released, to change them while it is in flight.
+    let hold: { reached: () => void; release: Promise<void> } | undefined;
+    const storage = {
+      ...base,
+      walletPolicies: {
+        ...base.walletPolicies,
+        async listForWallet(appId: string, walletId: string) {
+          const read = await base.walletPolicies.listForWallet(appId, walletId);
+          const h = hold;
+          hold = undefined;
+          if (h) {
+            h.reached();
+            await h.release;
+          }
+          return read;
+        },
+      },
+    };
+    const clock = manualClock();
+    const here = await setup(await testApp(createLatchkey({ storage, secret: TEST_SECRET, clock })));
+    const wallet = await here.newWallet();
+    let release!: () => void;
+    const reached = new Promise<void>((reachedNow) => {
+      hold = { reached: reachedNow, release: new Promise((r) => (release = r)) };
+    });
+    const inFlight = here.sign(wallet, 11);
+    await reached;
+    clock.advance(0.001);
+    const cap = await here.t.latchkey.walletPolicies.create(here.t.app_id, {
+      name: 'Cap',
+      rules: [{ kind: 'solana_max_lamports', max_lamports: '10' }],
+    });
+    release();
+    // Judged on what it read before the policy existed; the next one reads again.
+    expectSigned(await inFlight, wallet);
+    expectViolation(await here.sign(wallet, 11), cap.policy_id, 0, 'solana_max_lamports');
   });
 
   it('opens no key for a refused request', async () => {

@@ -1,4 +1,6 @@
+import { Interface } from 'ethers';
 import { describe, expect, it } from 'vitest';
+import { erc20CallFacts } from '../src/chains/evm-token-calls.js';
 import {
   evaluatePolicies,
   type PolicyRule,
@@ -127,19 +129,18 @@ describe('evaluatePolicies, one rule kind at a time', () => {
 
   it('evm_daily_value returns the cap to reserve, per chain; more than the cap is refused at once', () => {
     const rule = { kind: 'evm_daily_value', max_wei: '1000' };
-    expect(judge(rule, evm({ value: 10n, chain_id: 137n }))).toEqual({
-      allowed: true,
-      cap: {
-        asset: 'evm:137',
-        amount: 10n,
-        limit: 1000n,
-        rule: { policy_id: 'policy_a', rule_index: 0, rule_kind: 'evm_daily_value' },
-      },
-    });
-    expect(judge(rule, evm({ value: 0n }))).toEqual({ allowed: true, cap: null });
+    const cap = {
+      asset: 'evm:137',
+      amount: 10n,
+      limit: 1000n,
+      rule: { policy_id: 'policy_a', rule_index: 0, rule_kind: 'evm_daily_value' },
+    };
+    expect(judge(rule, evm({ value: 10n, chain_id: 137n }))).toEqual({ allowed: true, caps: [cap], cap });
+    expect(judge(rule, evm({ value: 0n }))).toEqual({ allowed: true, caps: [], cap: null });
     expect(refusedBy(rule, evm({ value: 1001n }))).toBe('evm_daily_value');
     expect(judge({ ...rule, chain_id: '1' }, evm({ value: 5n, chain_id: 10n }))).toEqual({
       allowed: true,
+      caps: [],
       cap: null,
     });
   });
@@ -212,6 +213,55 @@ describe('evaluatePolicies across policies', () => {
       rule_index: 2,
       rule_kind: 'evm_to_allowlist',
     });
-    expect(evaluatePolicies(evm(), [])).toEqual({ allowed: true, cap: null });
+    expect(evaluatePolicies(evm(), [])).toEqual({ allowed: true, caps: [], cap: null });
+  });
+});
+
+describe('evaluatePolicies with token rules', () => {
+  const erc20 = new Interface(['function transfer(address to, uint256 amount)']);
+  const PAYEE = '0x1111111111111111111111111111111111111111';
+  /** A USDC transfer with native value, its token facts read from calldata ethers encoded. */
+  const usdcTransfer = (amount: bigint, value: bigint) => {
+    const data = erc20.encodeFunctionData('transfer', [PAYEE, amount]);
+    return evm({ value, tokens: erc20CallFacts(USDC, data) });
+  };
+
+  it('returns one cap per asset, native value and token, whichever limit is lower', () => {
+    for (const [wei, units] of [
+      ['100', '1000'],
+      ['1000', '100'],
+    ]) {
+      const policy: WalletPolicyRecord = {
+        ...policyOf({ kind: 'evm_daily_value', max_wei: wei! }),
+        rules: [
+          policyRuleSchema.parse({ kind: 'evm_daily_value', max_wei: wei }),
+          policyRuleSchema.parse({
+            kind: 'evm_token_daily_amount',
+            chain_id: '1',
+            token: USDC,
+            max_amount: units,
+          }),
+        ],
+      };
+      const v = evaluatePolicies(usdcTransfer(7n, 5n), [policy]);
+      expect(v.allowed && v.caps.map((c) => [c.asset, c.amount, c.limit])).toEqual([
+        ['evm:1', 5n, BigInt(wei!)],
+        [`erc20:1:${USDC.toLowerCase()}`, 7n, BigInt(units!)],
+      ]);
+    }
+  });
+
+  it('a policy without token rules judges a token transfer exactly as before (value and recipient only)', () => {
+    const oldTreasury = [
+      { kind: 'evm_to_allowlist', addresses: [USDC] },
+      { kind: 'evm_selector_allowlist', selectors: ['0xa9059cbb'] },
+      { kind: 'evm_daily_value', max_wei: '0', chain_id: '1' },
+    ];
+    const policy = { ...policyOf(oldTreasury[0]), rules: oldTreasury.map((r) => policyRuleSchema.parse(r)) };
+    expect(evaluatePolicies(usdcTransfer(10n ** 24n, 0n), [policy])).toEqual({
+      allowed: true,
+      caps: [],
+      cap: null,
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { createLatchkey, type Latchkey } from '@latchkey/core';
 import { base58 } from '@scure/base';
 import { Keypair, PublicKey, SystemProgram, Transaction, VersionedTransaction } from '@solana/web3.js';
-import { Transaction as EthTransaction } from 'ethers';
+import { Transaction as EthTransaction, Interface } from 'ethers';
 import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, targets } from './targets.js';
@@ -153,6 +153,61 @@ describe.each(targets)('wallet policies on $name', (target) => {
     expect(results.filter((r) => r.status === 403)).toHaveLength(20 - N);
     for (const r of passed)
       expect(EthTransaction.from(r.body.signed_transaction).from).toBe(wallet.public_address);
+  });
+
+  it('holds an ERC-20 daily cap of N exactly under 20 concurrent transfers, and releases the native value of the refused', async () => {
+    const USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+    const erc20 = new Interface(['function transfer(address to, uint256 amount)']);
+    const user = await call(a, 'POST', '/v1/auth/users', {
+      email: `${Math.random().toString(36).slice(2)}@example.com`,
+    });
+    const wallet = (
+      await call(a, 'POST', '/v1/wallets/create', { user_id: user.body.user_id, wallet_type: 'ethereum' })
+    ).body as { id: string; public_address: string };
+    const N = 6;
+    const policy = await call(a, 'POST', '/v1/wallets/policies', {
+      name: 'USDC daily cap',
+      wallet_id: wallet.id,
+      rules: [
+        { kind: 'evm_daily_value', max_wei: '1000', chain_id: '1' },
+        { kind: 'evm_token_daily_amount', chain_id: '1', token: USDC, max_amount: String(N * 1000) },
+      ],
+    });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+    // Each moves 1 wei and 1000 units of USDC: both caps reserved, the native one released when
+    // the token cap refuses.
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call(i % 2 ? b : a, 'POST', `/v1/wallets/${wallet.id}/sign_transaction`, {
+          eth_transaction: {
+            chain_id: '1',
+            to: USDC,
+            value: '1',
+            data: erc20.encodeFunctionData('transfer', ['0x1111111111111111111111111111111111111111', 1000n]),
+            nonce: String(i),
+            gas_limit: '60000',
+            max_fee_per_gas: '30000000000',
+          },
+        }),
+      ),
+    );
+    const passed = results.filter((r) => r.status === 200);
+    expect(passed).toHaveLength(N);
+    for (const r of results.filter((x) => x.status !== 200))
+      expect(r.body).toMatchObject({
+        error_type: 'policy_violation',
+        policy_rule: { rule_index: 1, rule_kind: 'evm_token_daily_amount' },
+      });
+    for (const r of passed)
+      expect(EthTransaction.from(r.body.signed_transaction).from).toBe(wallet.public_address);
+    const ledger = await h.sql<{ asset: string; total: string }>(
+      `select asset, sum(amount)::text as total from "${h.schema}".wallet_spends where wallet_id = $1 group by asset order by asset`,
+      [wallet.id],
+    );
+    expect(ledger).toEqual([
+      { asset: `erc20:1:${USDC.toLowerCase()}`, total: String(N * 1000) },
+      { asset: 'evm:1', total: String(N) },
+    ]);
   });
 
   it('keeps the audit trail newest first across pages, and out of reach of another App', async () => {

@@ -165,6 +165,10 @@ export function walletPolicyRepoCases(storage: () => Storage): void {
       expect(await reserve({ amount: 1n }, 1000n)).toEqual({ reserved: false, spent: 1000n });
       // Other assets and wallets count apart; spends at or before `since` are out of the window.
       expect((await reserve({ amount: 1000n, asset: 'evm:1' }, 1000n)).reserved).toBe(true);
+      // Each token is an asset of its own (`erc20:<chain>:<contract>`), apart from the chain's ETH.
+      const usdc = 'erc20:1:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48';
+      expect(await reserve({ amount: 1000n, asset: usdc }, 1000n)).toEqual({ reserved: true, spent: 0n });
+      expect(await reserve({ amount: 1n, asset: usdc }, 1000n)).toEqual({ reserved: false, spent: 1000n });
       const other = makeWallet(app.id, user.id, { is_default: false });
       await s.wallets.insert(other);
       expect((await s.walletSpends.reserve(makeSpend(app.id, other.id), NOW, 100n)).reserved).toBe(true);

@@ -6277,6 +6277,58 @@ export interface components {
             addresses: string[];
             /** @enum {string} */
             kind: "bitcoin_address_allowlist";
+        } | {
+            /** @description An EVM chain id as a decimal string, e.g. "1" for Ethereum mainnet. */
+            chain_id: string;
+            /** @enum {string} */
+            kind: "evm_token_max_amount";
+            /**
+             * @description A non-negative integer in the token's smallest unit, as a decimal string.
+             * @example 1000000
+             */
+            max_amount: string;
+            /** @description The ERC-20 contract address. */
+            token: string;
+        } | {
+            /** @description An EVM chain id as a decimal string, e.g. "1" for Ethereum mainnet. */
+            chain_id: string;
+            /** @enum {string} */
+            kind: "evm_token_daily_amount";
+            /**
+             * @description A non-negative integer in the token's smallest unit, as a decimal string.
+             * @example 1000000
+             */
+            max_amount: string;
+            /** @description The ERC-20 contract address. */
+            token: string;
+        } | {
+            addresses: string[];
+            /** @description An EVM chain id as a decimal string, e.g. "1" for Ethereum mainnet. */
+            chain_id?: string;
+            /** @enum {string} */
+            kind: "evm_token_recipient_allowlist";
+            /** @description The token contracts the rule judges; absent: every token. */
+            tokens?: string[];
+        } | {
+            addresses: string[];
+            /** @description An EVM chain id as a decimal string, e.g. "1" for Ethereum mainnet. */
+            chain_id?: string;
+            /** @enum {string} */
+            kind: "evm_token_spender_allowlist";
+            /** @description The token contracts the rule judges; absent: every token. */
+            tokens?: string[];
+        } | {
+            /** @description An EVM chain id as a decimal string, e.g. "1" for Ethereum mainnet. */
+            chain_id?: string;
+            /** @enum {string} */
+            kind: "evm_token_no_unlimited_approval";
+            /** @description The token contracts the rule judges; absent: every token. */
+            tokens?: string[];
+            /**
+             * @description Approvals of at least this amount are refused. Absent: 2^255 (Permit2's uint160 allowances: 2^159).
+             * @example 1000000
+             */
+            unlimited_at?: string;
         };
         WalletSignatureEntry: {
             /** @enum {string} */

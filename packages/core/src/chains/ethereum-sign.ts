@@ -2,6 +2,8 @@ import { hex } from '@scure/base';
 import { eip191Signer, signTyped, Transaction } from 'micro-eth-signer';
 import { LatchkeyError } from '../errors.js';
 import { isValidEthereumAddress } from './ethereum.js';
+import { erc20CallFacts, type TokenFacts } from './evm-token-calls.js';
+import { typedDataTokenFacts } from './evm-token-permits.js';
 import { rlpItemCount } from './rlp-items.js';
 
 /** What an EVM policy reads from a transaction or typed data, before any key is opened. */
@@ -10,6 +12,8 @@ export interface EvmFacts {
   to?: string;
   value: bigint;
   selector?: string;
+  /** ERC-20 calls and permits: what token rules judge; absent when nothing token-like is signed. */
+  tokens?: TokenFacts;
 }
 
 /** EIP-191 `personal_sign`: keccak256("\x19Ethereum Signed Message:\n" ‖ length ‖ message), 65-byte r ‖ s ‖ v, `0x`-hex. */
@@ -51,12 +55,15 @@ export function typedDataFacts(typed: TypedDataInput): EvmFacts {
     if (parsed === undefined) throw invalidTypedData('domain.chainId is not an integer.');
     chain_id = parsed;
   }
+  const facts: EvmFacts = { chain_id, value: 0n };
   if (verifyingContract !== undefined) {
     if (typeof verifyingContract !== 'string' || !isValidEthereumAddress(verifyingContract))
       throw invalidTypedData('domain.verifyingContract is not an ethereum address.');
-    return { chain_id, to: verifyingContract, value: 0n };
+    facts.to = verifyingContract;
   }
-  return { chain_id, value: 0n };
+  const tokens = typedDataTokenFacts(typed);
+  if (tokens) facts.tokens = tokens;
+  return facts;
 }
 
 /** The domain as the library hashes it: integers as bigint, whatever JSON carried them as. */
@@ -213,6 +220,8 @@ export function ethTransactionFacts(tx: SignableTx): EvmFacts {
   // Calldata shorter than a selector still calls something (the fallback): judged as that text,
   // which no selector allow-list holds.
   if (data.length > 0) facts.selector = `0x${data.slice(0, 8).toLowerCase()}`;
+  const tokens = erc20CallFacts(facts.to, data);
+  if (tokens) facts.tokens = tokens;
   return facts;
 }
 

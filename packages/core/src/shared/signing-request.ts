@@ -1,3 +1,4 @@
+import type { TokenFacts } from '../chains/evm-token-calls.js';
 import type { WalletRecord, WalletType } from '../wallets/repo.js';
 
 /**
@@ -14,7 +15,7 @@ export type SigningRequest = {
   /** Which key asked: the App's secret key, or a user's session through the public token. */
   key_kind: 'secret' | 'public';
   /** EVM transactions and typed data: what a policy on recipients, methods and value reads. */
-  evm?: { chain_id: bigint; to?: string; value: bigint; selector?: string };
+  evm?: { chain_id: bigint; to?: string; value: bigint; selector?: string; tokens?: TokenFacts };
   /** Solana transactions: the programs invoked and the lamports moved out of this wallet. */
   solana?: { programs: string[]; lamports: bigint };
   /** Bitcoin PSBTs: the outputs paid (address when standard, value in satoshis). */

@@ -1,6 +1,8 @@
 import type { SigningRequest } from '../shared/signing-request.js';
 import type { SpendAsset, WalletPolicyRecord } from './repo.js';
+import { allowSet, type Check, lowerCase } from './rule-check.js';
 import type { PolicyRule, PolicyRuleKind } from './rules.js';
+import { checkTokenRule } from './token-rules.js';
 
 /** Which rule of which policy: what a refusal and the audit trail name. */
 export interface RuleRef {
@@ -22,18 +24,24 @@ export interface DailyCap {
   rule: RuleRef;
 }
 
-export type Verdict = { allowed: true; cap: DailyCap | null } | { allowed: false; refusal: Refusal };
-
-type Check = { refused: string } | { cap: { asset: SpendAsset; amount: bigint; limit: bigint } } | null;
+export type Verdict =
+  | {
+      allowed: true;
+      /** One per asset the request moves under a daily cap (native value, each token), the lowest limit each. */
+      caps: DailyCap[];
+      /** @deprecated The first of `caps` (null when none): a request can now move several assets. */
+      cap: DailyCap | null;
+    }
+  | { allowed: false; refusal: Refusal };
 
 /**
  * Judges `request` against every rule of every policy, in order; the first rule that refuses is
- * the answer. Pure: daily caps come back as the amount to reserve, for the storage to count.
+ * the answer. Pure: daily caps come back as the amounts to reserve, for the storage to count.
  * Rules about facts a request does not carry (EVM rules on a Solana transaction, value rules on
  * a message) do not apply to it; `allowed_methods` and `allowed_chains` restrict those.
  */
 export function evaluatePolicies(request: SigningRequest, policies: WalletPolicyRecord[]): Verdict {
-  let cap: DailyCap | null = null;
+  const caps = new Map<SpendAsset, DailyCap>();
   for (const policy of policies) {
     for (const [index, rule] of policy.rules.entries()) {
       const ref: RuleRef = { policy_id: policy.id, rule_index: index, rule_kind: rule.kind };
@@ -47,30 +55,15 @@ export function evaluatePolicies(request: SigningRequest, policies: WalletPolicy
           refusal: { ...ref, reason: `The amount ${c.amount} is above the daily cap of ${c.limit}.` },
         };
       }
-      // One request moves one asset; of several caps on it, the lowest decides.
-      if (!cap || c.limit < cap.limit) cap = { ...c, rule: ref };
+      // Of several caps on one asset, the lowest decides; each asset is counted apart.
+      const known = caps.get(c.asset);
+      if (!known || c.limit < known.limit) caps.set(c.asset, { ...c, rule: ref });
     }
   }
-  return { allowed: true, cap };
+  const all = [...caps.values()];
+  return { allowed: true, caps: all, cap: all[0] ?? null };
 }
 
-/**
- * Allow-lists as sets, built once per rule object. Policies are cached between signatures, so a
- * signature looks its value up instead of rebuilding a set of up to 1,000 entries for each rule
- * of each policy. Each rule kind has one list, so the rule identifies it.
- */
-const allowSets = new WeakMap<PolicyRule, Set<string>>();
-
-function allowSet(rule: PolicyRule, items: string[], key: (item: string) => string): Set<string> {
-  let set = allowSets.get(rule);
-  if (!set) {
-    set = new Set(items.map(key));
-    allowSets.set(rule, set);
-  }
-  return set;
-}
-
-const lowerCase = (x: string) => x.toLowerCase();
 const same = (x: string) => x;
 
 /** Bech32 addresses compare in any case; base58 ones exactly. */
@@ -86,18 +79,18 @@ function checkRule(rule: PolicyRule, r: SigningRequest): Check {
         : { refused: `Signing with ${r.chain} wallets is not allowed.` };
     case 'evm_chain_allowlist':
       if (!r.evm) return null;
-      return allowSet(rule, rule.chain_ids, same).has(r.evm.chain_id.toString())
+      return allowSet(rule.chain_ids, same).has(r.evm.chain_id.toString())
         ? null
         : { refused: `The EVM chain id ${r.evm.chain_id} is not allowed.` };
     case 'evm_to_allowlist':
       if (!r.evm) return null;
       if (r.evm.to === undefined) return { refused: 'The transaction has no recipient (contract creation).' };
-      return allowSet(rule, rule.addresses, lowerCase).has(r.evm.to.toLowerCase())
+      return allowSet(rule.addresses, lowerCase).has(r.evm.to.toLowerCase())
         ? null
         : { refused: `The recipient ${r.evm.to} is not in the allow-list.` };
     case 'evm_selector_allowlist':
       if (!r.evm || r.evm.selector === undefined) return null;
-      return allowSet(rule, rule.selectors, lowerCase).has(r.evm.selector.toLowerCase())
+      return allowSet(rule.selectors, lowerCase).has(r.evm.selector.toLowerCase())
         ? null
         : { refused: `The method selector ${r.evm.selector} is not allowed.` };
     case 'evm_max_value': {
@@ -110,7 +103,7 @@ function checkRule(rule: PolicyRule, r: SigningRequest): Check {
       return { cap: { asset: `evm:${r.evm.chain_id}`, amount: r.evm.value, limit: BigInt(rule.max_wei) } };
     case 'solana_program_allowlist': {
       if (!r.solana) return null;
-      const allowed = allowSet(rule, rule.programs, same);
+      const allowed = allowSet(rule.programs, same);
       const other = r.solana.programs.find((p) => !allowed.has(p));
       return other === undefined ? null : { refused: `The program ${other} is not in the allow-list.` };
     }
@@ -132,9 +125,15 @@ function checkRule(rule: PolicyRule, r: SigningRequest): Check {
       const paid = paidOut(r).reduce((sum, o) => sum + o.value, 0n);
       return paid <= max ? null : { refused: `${paid} satoshis paid out is above ${max}.` };
     }
+    case 'evm_token_max_amount':
+    case 'evm_token_daily_amount':
+    case 'evm_token_recipient_allowlist':
+    case 'evm_token_spender_allowlist':
+    case 'evm_token_no_unlimited_approval':
+      return checkTokenRule(rule, r);
     case 'bitcoin_address_allowlist': {
       if (!r.bitcoin) return null;
-      const allowed = allowSet(rule, rule.addresses, bitcoinKey);
+      const allowed = allowSet(rule.addresses, bitcoinKey);
       const other = paidOut(r).find((o) => o.address === undefined || !allowed.has(bitcoinKey(o.address)));
       if (!other) return null;
       return {

@@ -44,8 +44,11 @@ export interface WalletPolicyRepo {
   delete(appId: string, policyId: string): Promise<boolean>;
 }
 
-/** What a daily cap counts: EVM value per chain id (`evm:<chain_id>`, wei) or Solana lamports. */
-export type SpendAsset = `evm:${string}` | 'solana:lamports';
+/**
+ * What a daily cap counts: EVM value per chain id (`evm:<chain_id>`, wei), Solana lamports, or an
+ * ERC-20 token (`erc20:<chain_id>:<lower-case contract>`, the token's smallest unit).
+ */
+export type SpendAsset = `evm:${string}` | 'solana:lamports' | `erc20:${string}`;
 
 /** Value a signature let leave a wallet: the ledger the rolling daily caps sum over. */
 export interface WalletSpendRecord {

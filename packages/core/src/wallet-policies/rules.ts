@@ -27,6 +27,21 @@ const list = <T extends z.ZodType>(item: T) => z.array(item).min(1).max(MAX_LIST
 /** EVM value rules apply to every chain, each counted apart, or to `chain_id` only. */
 const onChain = { chain_id: evmChainId.optional() };
 
+/** Token rules judge every token on every chain, or those listed in `tokens` on `chain_id`. */
+const tokenScope = {
+  chain_id: evmChainId.optional(),
+  tokens: list(evmAddress)
+    .optional()
+    .openapi({ description: 'The token contracts the rule judges; absent: every token.' }),
+};
+
+/** A cap on one token: its contract on one chain, in the token's smallest unit. */
+const oneToken = {
+  chain_id: evmChainId,
+  token: evmAddress.openapi({ description: 'The ERC-20 contract address.' }),
+  max_amount: amount("the token's smallest unit"),
+};
+
 export const policyRuleSchema = z
   .discriminatedUnion('kind', [
     z
@@ -65,6 +80,43 @@ export const policyRuleSchema = z
     z
       .strictObject({ kind: z.literal('bitcoin_address_allowlist'), addresses: list(bitcoinAddress) })
       .openapi({ description: "Bitcoin outputs pay only these addresses (or the wallet's own)." }),
+    z.strictObject({ kind: z.literal('evm_token_max_amount'), ...oneToken }).openapi({
+      description:
+        'At most this amount of the token transferred or approved per signature (calldata or permit); unreadable calldata or typed data for the token is refused.',
+    }),
+    z.strictObject({ kind: z.literal('evm_token_daily_amount'), ...oneToken }).openapi({
+      description:
+        'At most this amount of the token transferred or approved per wallet over any 24 hours; unreadable calldata or typed data for the token is refused.',
+    }),
+    z
+      .strictObject({
+        kind: z.literal('evm_token_recipient_allowlist'),
+        addresses: list(evmAddress),
+        ...tokenScope,
+      })
+      .openapi({
+        description: 'Token transfers (transfer, transferFrom, EIP-3009) only to these addresses.',
+      }),
+    z
+      .strictObject({
+        kind: z.literal('evm_token_spender_allowlist'),
+        addresses: list(evmAddress),
+        ...tokenScope,
+      })
+      .openapi({
+        description:
+          'Token approvals and permits (EIP-2612, Permit2) only to these spenders; revocations (0) pass.',
+      }),
+    z
+      .strictObject({
+        kind: z.literal('evm_token_no_unlimited_approval'),
+        unlimited_at: amount("the token's smallest unit").optional().openapi({
+          description:
+            "Approvals of at least this amount are refused. Absent: 2^255 (Permit2's uint160 allowances: 2^159).",
+        }),
+        ...tokenScope,
+      })
+      .openapi({ description: 'No unlimited (or too large) token approvals and permits.' }),
   ])
   .openapi('WalletPolicyRule');
 

@@ -48,7 +48,7 @@ const signatureView = (s: WalletSignatureRecord) => ({
 });
 
 /** Wallets whose policies one App keeps cached; past this the App's entries start over. */
-const MAX_CACHED_WALLETS = 10_000;
+export const MAX_CACHED_WALLETS = 10_000;
 
 /** Distinct policies one App keeps cached; past this its copies start over. */
 const MAX_CACHED_POLICIES = 10_000;
@@ -140,16 +140,19 @@ export function walletPolicyService(k: Kernel) {
   }
 
   /**
-   * Judges the request before any key is opened; counts it against a daily cap in one atomic
-   * storage step; signs; records the outcome. A spend whose signature failed is released.
+   * Judges the request before any key is opened; counts it against each daily cap, one atomic
+   * storage step per asset; signs; records the outcome. A spend whose signature failed is released.
    */
   async function signUnder<T>(request: SigningRequest, sign: () => Promise<T>): Promise<T> {
     const policies = await policiesFor(request.app_id, request.wallet.id);
     const verdict = evaluatePolicies(request, policies);
     if (!verdict.allowed) return refuse(request, verdict.refusal, verdict.refusal.reason);
-    let spendId: string | undefined;
-    if (verdict.cap) {
-      const { cap } = verdict;
+    // Each asset's cap is reserved in its own atomic step. A later refusal releases the earlier
+    // ones: while held, they may refuse a concurrent request that would have fit (never the reverse).
+    const spendIds: string[] = [];
+    const releaseAll = () =>
+      Promise.all(spendIds.map((id) => k.storage.walletSpends.release(request.app_id, id)));
+    for (const cap of verdict.caps) {
       const now = k.now();
       const id = k.id('spend');
       const { reserved, spent } = await k.storage.walletSpends.reserve(
@@ -165,13 +168,14 @@ export function walletPolicyService(k: Kernel) {
         cap.limit,
       );
       if (!reserved) {
+        await releaseAll();
         return refuse(
           request,
           cap.rule,
           `The amount ${cap.amount} would bring the last 24 hours to ${spent + cap.amount}, above the cap of ${cap.limit}.`,
         );
       }
-      spendId = id;
+      spendIds.push(id);
       if (++reservationsSincePrune >= 1000) {
         reservationsSincePrune = 0;
         // Spends older than the window no longer count towards any cap.
@@ -182,7 +186,7 @@ export function walletPolicyService(k: Kernel) {
     try {
       result = await sign();
     } catch (err) {
-      if (spendId) await k.storage.walletSpends.release(request.app_id, spendId);
+      await releaseAll();
       await record(request, 'failed', {
         errorType: err instanceof LatchkeyError ? err.errorType : 'internal_error',
       });
