@@ -23,6 +23,8 @@ export const webhooksCapability = defineCapability({
       fetch: options.webhooks.fetch ?? ((input, init) => fetch(input, init)),
       timeoutMs: options.webhooks.timeoutMs,
       lookup: options.webhooks.lookup,
+      maxInFlightPerApp: options.webhooks.maxInFlightPerApp,
+      maxInFlightPerEndpoint: options.webhooks.maxInFlightPerEndpoint,
       userAgent: `Latchkey-Webhooks/${VERSION}`,
     });
     return { ...webhookService(kernel), deliverDue: delivery.deliverDue, startDelivery: delivery.start };
