@@ -91,6 +91,12 @@ describe('the delivery worker', () => {
     // The other two are still out: the freed slot does not wait for them.
     await vi.waitFor(() => expect(hand.calls).toHaveLength(4));
     expect(hand.open()).toHaveLength(3);
+    // Two settling together: the second frees its slot while the first one's claim is running.
+    const [first, second] = hand.open();
+    first!.answer(200);
+    second!.answer(200);
+    await vi.waitFor(() => expect(hand.calls).toHaveLength(6));
+    expect(hand.open()).toHaveLength(3);
     for (let answered = 0; answered < 10 && hand.calls.length < 8; answered++) {
       const before = hand.calls.length;
       hand.open()[0]!.answer(200);
@@ -108,17 +114,22 @@ describe('the delivery worker', () => {
     const two = open(storage, hand.fetch, caps);
     const a = await appWithEndpoints(one, ['https://a1.example.com/hook', 'https://a2.example.com/hook']);
     const b = await appWithEndpoints(one, ['https://b.example.com/hook']);
+    const c = await appWithEndpoints(one, ['https://c.example.com/hook']);
     for (let i = 0; i < 10; i++) await one.users.create(a, {});
+    for (let i = 0; i < 5; i++) await one.users.create(c, {});
     running.push(
       { stop: one.webhooks.startDelivery({ intervalMs: 20 }), hand },
       { stop: two.webhooks.startDelivery({ intervalMs: 20 }), hand },
     );
     await vi.waitFor(() => expect(hand.open('https://a')).toHaveLength(3));
+    await vi.waitFor(() => expect(hand.open('https://c.')).toHaveLength(2));
     // Both workers keep looking (every 20 ms); none of them takes a fourth of App A's.
     await new Promise((r) => setTimeout(r, 200));
     expect(hand.open('https://a')).toHaveLength(3);
     expect(hand.open('https://a1').length).toBeLessThanOrEqual(2);
     expect(hand.open('https://a2').length).toBeLessThanOrEqual(2);
+    // App C's one endpoint is held to its own cap, under its App's.
+    expect(hand.open('https://c.')).toHaveLength(2);
     for (let i = 0; i < 4; i++) await one.users.create(b, {});
     await vi.waitFor(() => expect(hand.calls.filter((c) => c.url.startsWith('https://b.'))).toHaveLength(4));
     expect(hand.open('https://a')).toHaveLength(3);
@@ -197,12 +208,15 @@ describe('the endpoint backoff and caps', () => {
     expect([0, 1, 2, 3, 9, 10, 11, 1000].map(endpointPauseSeconds)).toEqual([0, 1, 2, 4, 256, 300, 300, 300]);
   });
 
-  it('refuses caps below one', () => {
+  it('refuses caps and a pool below one, and a poll faster than 10 ms', () => {
     for (const webhooks of [
       { maxInFlightPerApp: 0 },
       { maxInFlightPerEndpoint: 0 },
       { maxInFlightPerApp: 1.5 },
     ])
       expect(() => createLatchkey({ storage: memoryStorage(), secret: SECRET, webhooks })).toThrow();
+    const latchkey = createLatchkey({ storage: memoryStorage(), secret: SECRET });
+    for (const options of [{ concurrency: 0 }, { concurrency: 2.5 }, { intervalMs: 9 }])
+      expect(() => latchkey.webhooks.startDelivery(options)).toThrow();
   });
 });

@@ -122,7 +122,9 @@ export function webhookRepoCases(storage: () => Storage, parallelism = 1): void 
         expect(one.delivery).toMatchObject({ status: 'pending', attempts: 0, lease_until: NOW + 30 + LEASE });
         // Nothing is claimable while the leases live; all of it once they lapse.
         expect(await s.webhooks.claimDue(NOW + 31, NOW + 31 + LEASE, wide)).toEqual([]);
-        expect(await s.webhooks.claimDue(NOW + 30 + LEASE, NOW + 300, wide)).toHaveLength(40);
+        // A lease that ends now no longer counts against the caps either.
+        const lapsed = { limit: 1000, perApp: 40, perEndpoint: 20 };
+        expect(await s.webhooks.claimDue(NOW + 30 + LEASE, NOW + 300, lapsed)).toHaveLength(40);
       } finally {
         await cleanUp();
       }
@@ -235,13 +237,14 @@ export function webhookRepoCases(storage: () => Storage, parallelism = 1): void 
           consecutive_failures: 2,
           paused_until: NOW + 40,
         });
+        await failed(slowOnes[2]!, NOW + 11, NOW + 11);
         for (const c of first.filter((c) => c.endpoint.id === healthy.id)) await delivered(c, NOW + 11);
-        // Paused: none of its deliveries is claimed, the other endpoint's are.
+        // Paused (and none of its attempts in flight): none of its deliveries is claimed, the
+        // other endpoint's are.
         const during = await s.webhooks.claimDue(NOW + 39, NOW + 39 + LEASE, caps);
         expect(during.map((c) => c.endpoint.id)).toEqual([healthy.id, healthy.id, healthy.id]);
         for (const c of during) await delivered(c, NOW + 39);
-        // After the pause, one at a time while it is failing (one of its three is still leased).
-        await failed(slowOnes[2]!, NOW + 39, NOW + 39);
+        // From the end of the pause, one attempt at a time while it is failing.
         const probe = await s.webhooks.claimDue(NOW + 40, NOW + 40 + LEASE, caps);
         expect(probe.map((c) => c.endpoint.id)).toEqual([slow.id]);
         expect(await s.webhooks.claimDue(NOW + 41, NOW + 41 + LEASE, caps)).toEqual([]);
@@ -257,11 +260,14 @@ export function webhookRepoCases(storage: () => Storage, parallelism = 1): void 
       }
     });
 
-    it('claims nothing for a disabled endpoint, and keeps the new fields of an endpoint', async () => {
+    it("claims a delivery from the second it is due, never for a disabled endpoint, and keeps an endpoint's fields", async () => {
       try {
         const { s, app, endpoints } = await setup(1);
         await events(s, app.id, 2);
         expect(await s.webhooks.getEndpoint(app.id, endpoints[0]!.id)).toEqual(endpoints[0]);
+        // Due from its second on: the event of NOW, not yet the one of NOW + 1.
+        const due = await s.webhooks.claimDue(NOW, NOW + LEASE, wide);
+        expect(due.filter((c) => c.delivery.app_id === app.id).map((c) => c.event.created_at)).toEqual([NOW]);
         expect(await s.webhooks.disableEndpoint(app.id, endpoints[0]!.id, NOW + 1)).toBe(true);
         const claimed = await s.webhooks.claimDue(NOW + 5, NOW + 5 + LEASE, wide);
         expect(claimed.filter((c) => c.delivery.app_id === app.id)).toEqual([]);

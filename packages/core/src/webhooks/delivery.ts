@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import { endpointPauseSeconds, nextAttemptAt } from './backoff.js';
@@ -21,12 +22,14 @@ export interface DeliveryOptions {
   maxInFlightPerEndpoint: number;
 }
 
-export interface StartDeliveryOptions {
+const startDeliveryOptionsSchema = z.object({
   /** How often to look for due deliveries when no attempt has settled meanwhile. */
-  intervalMs?: number;
+  intervalMs: z.int().min(10).max(3_600_000).default(1000),
   /** Attempts this process keeps in flight at most. */
-  concurrency?: number;
-}
+  concurrency: z.int().min(1).max(10_000).default(50),
+});
+
+export type StartDeliveryOptions = z.input<typeof startDeliveryOptionsSchema>;
 
 export type WebhookDelivery = ReturnType<typeof webhookDelivery>;
 
@@ -141,7 +144,8 @@ export function webhookDelivery(k: Kernel, options: DeliveryOptions) {
    * no longer waits for its slowest receiver). The returned function stops claiming and
    * resolves once every attempt in flight has settled.
    */
-  function start({ intervalMs = 1000, concurrency = 50 }: StartDeliveryOptions = {}): () => Promise<void> {
+  function start(startOptions: StartDeliveryOptions = {}): () => Promise<void> {
+    const { intervalMs, concurrency } = startDeliveryOptionsSchema.parse(startOptions);
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const inFlight = new Set<Promise<void>>();

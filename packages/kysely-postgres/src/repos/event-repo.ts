@@ -146,8 +146,8 @@ export function kyselyEventRepo(db: LatchkeyDb): EventRepo {
 
 /**
  * The fair claim, in one statement. `busy` counts live leases (every worker's attempts in
- * flight); `open` is each enabled, unpaused endpoint of an App under its cap with the room it
- * has left (1 while failing); `due` takes at most that many of each open endpoint's oldest due
+ * flight); `open` is each enabled, unpaused endpoint with the room it has left under its cap (1
+ * while failing); `due` takes at most that many of each open endpoint's oldest due
  * deliveries through its index, so the scan is bounded by endpoints and caps, not by how large
  * an App's backlog has grown; `ranked` deals an App's endpoints in turn and keeps what fits the
  * App's room; `picked` puts every App's n-th before any App's (n+1)-th. SKIP LOCKED and the
@@ -174,7 +174,6 @@ function claimStatement(
         (case when e.consecutive_failures > 0 then 1 else ${perEndpoint}::int end) - coalesce(b.n, 0) as room
       from ${endpoints} e left join busy b on b.endpoint_id = e.id
       where e.status = 'enabled' and (e.paused_until is null or e.paused_until <= ${at})
-        and coalesce((select ab.n from app_busy ab where ab.app_id = e.app_id), 0) < ${perApp}::int
     ),
     due as (
       select d.event_id, d.endpoint_id, d.app_id, d.next_attempt_at,
