@@ -166,6 +166,34 @@ export function webhookRepoCases(storage: () => Storage, parallelism = 1): void 
       }
     });
 
+    it('holds the caps when concurrent claimers see different due sets (their clocks differ)', async () => {
+      try {
+        const s = storage();
+        for (let round = 0; round < 8; round++) {
+          // The early claimer sees only the first endpoint's deliveries due, the late one both
+          // endpoints': each would take a different pair, so only a claim that reads the other's
+          // committed leases keeps the App at two.
+          const { app } = await setup(1);
+          const second = makeEndpoint(app.id, { event_types: ['email.added'] });
+          await s.webhooks.insertEndpoint(second);
+          made.push({ appId: app.id, endpointId: second.id });
+          await events(s, app.id, 2, NOW);
+          for (let i = 0; i < 2; i++)
+            await s.events.insert({ ...makeEvent(app.id, NOW + 50), type: 'email.added' });
+          const caps = { limit: 10, perApp: 2, perEndpoint: 2 };
+          const [early, late] = await Promise.all([
+            s.webhooks.claimDue(NOW + 1, NOW + 1000, caps),
+            s.webhooks.claimDue(NOW + 100, NOW + 1000, caps),
+          ]);
+          const held = [...early!, ...late!].filter((c) => c.delivery.app_id === app.id);
+          expect(held).toHaveLength(2);
+          await cleanUp();
+        }
+      } finally {
+        await cleanUp();
+      }
+    });
+
     it('deals fairly: an App with a large older backlog does not take the slots of an App with a little', async () => {
       try {
         const busy = await setup(1);
