@@ -213,9 +213,11 @@ export type {
 } from './webauthn/repo.js';
 export type { WebAuthnService } from './webauthn/service.js';
 export { WEBAUTHN_TIMEOUT_MS } from './webauthn/service.js';
-export { RETRY_DELAYS_SECONDS } from './webhooks/backoff.js';
+export { endpointPauseSeconds, RETRY_DELAYS_SECONDS } from './webhooks/backoff.js';
+export type { StartDeliveryOptions } from './webhooks/delivery.js';
 export type {
   ClaimedDelivery,
+  ClaimLimits,
   DeliveryOutcome,
   DeliveryStatus,
   WebhookAttemptRecord,

@@ -54,6 +54,13 @@ export const latchkeyOptionsSchema = z.object({
       /** An attempt without an answer after this many milliseconds counts as failed. */
       timeoutMs: z.int().min(100).max(60_000).default(10_000),
       /**
+       * Attempts one App may have in flight at once, counted across every process on the
+       * storage: an App's slow receivers or backlog hold at most this many of the workers' slots.
+       */
+      maxInFlightPerApp: z.int().min(1).max(10_000).default(10),
+      /** Attempts one endpoint may have in flight at once; one while it is failing. */
+      maxInFlightPerEndpoint: z.int().min(1).max(10_000).default(5),
+      /**
        * Resolves a host name to its addresses for deliveries; on Node `dns.promises.lookup` with
        * `{ all: true }` when absent. Elsewhere, without it, only literal addresses are checked.
        */

@@ -56,8 +56,17 @@ async function countingListener() {
 /** `[::1]` is not configured on every machine: the IPv6 receiver is then left out. */
 const ipv6Receiver = () => httpReceiver('::1').catch(() => undefined);
 
-function lk(storage: Storage, webhooks: LatchkeyOptions['webhooks'] = {}): Latchkey {
-  return createLatchkey({ storage, secret: TEST_SECRET, webhooks: { timeoutMs: 1000, ...webhooks } });
+function lk(
+  storage: Storage,
+  webhooks: LatchkeyOptions['webhooks'] = {},
+  clock?: LatchkeyOptions['clock'],
+): Latchkey {
+  return createLatchkey({
+    storage,
+    secret: TEST_SECRET,
+    webhooks: { timeoutMs: 1000, ...webhooks },
+    ...(clock ? { clock } : {}),
+  });
 }
 
 async function api(latchkey: Latchkey, key: string, method: string, path: string, body?: unknown) {
@@ -525,10 +534,12 @@ describe.each(storageBackends())(
       const log = await attempts(strict, app.secret_key);
       for (const id of ids) expect(log.get(id)).toEqual(['address_not_allowed']);
 
-      // The operator turns it back on: the same endpoints receive the redelivered event.
+      // The operator turns it back on: the same endpoints receive the redelivered event, once
+      // each endpoint's own pause after its failed attempt (a second or two) has passed.
       const [event] = (await api(strict, app.secret_key, 'GET', '/v1/events?type=user.created')).body.events;
       await api(strict, app.secret_key, 'POST', `/v1/events/${event.id}/redeliver`, {});
-      await drain(permissive);
+      const later = lk(h.storage, { allowPrivateTargets: true }, { now: () => Date.now() + 5000 });
+      await drain(later);
       expect(hook.received.length + (hook6?.received.length ?? 0)).toBe(urls.length);
     });
   },

@@ -243,6 +243,8 @@ export interface WebhookEndpointsTable {
   status: string;
   disabled_at: NullableSeconds;
   created_at: Seconds;
+  consecutive_failures: number;
+  paused_until: NullableSeconds;
 }
 
 export interface WebhookDeliveriesTable {

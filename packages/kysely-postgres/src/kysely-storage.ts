@@ -78,7 +78,7 @@ function bind(root: Kysely<Database>, schema: string | undefined, preparedRead?:
     walletSpends: withStorageErrors(kyselyWalletSpendRepo(db)),
     walletSignatures: withStorageErrors(kyselyWalletSignatureRepo(db)),
     events: withStorageErrors(kyselyEventRepo(db)),
-    webhooks: withStorageErrors(kyselyWebhookRepo(db)),
+    webhooks: withStorageErrors(kyselyWebhookRepo(db, schema)),
     async transaction(fn) {
       // Inside a transaction (ours, or one the host handed in as `db`), nested calls join it.
       if (root.isTransaction) return fn(storage);

@@ -59,6 +59,7 @@ const ALL = [
   '0008b_magic_link_attempts',
   '0010_wallet_policies',
   '0011_events_webhooks',
+  '0012_webhook_fairness',
 ];
 
 // "column type nullable", in table order.
@@ -275,6 +276,8 @@ const COLUMNS: Record<string, string[]> = {
     'status text NO',
     'disabled_at bigint YES',
     'created_at bigint NO',
+    'consecutive_failures integer NO',
+    'paused_until bigint YES',
   ],
   webhook_deliveries: [
     'event_id text NO',
@@ -478,6 +481,12 @@ for (const [name, open] of Object.entries(openers)) {
       expect(def('wallet_policies_app_id_wallet_id_idx')).toMatch(/\(app_id, wallet_id\)$/);
       expect(def('wallet_spends_wallet_asset_created_at_idx')).toMatch(/\(wallet_id, asset, created_at\)$/);
       expect(def('wallet_signatures_app_id_wallet_id_seq_idx')).toMatch(/\(app_id, wallet_id, seq\)$/);
+      expect(def('webhook_deliveries_endpoint_due_idx')).toMatch(
+        /\(endpoint_id, next_attempt_at, event_id\) WHERE \(status = 'pending'::text\)$/,
+      );
+      expect(def('webhook_deliveries_leased_idx')).toMatch(
+        /\(endpoint_id, app_id\) WHERE \(lease_until IS NOT NULL\)$/,
+      );
       // Wallet pages go by id: byte order, whatever the database's default collation.
       const [walletId] = await db.sql<{ collation_name: string }>(
         `select collation_name from information_schema.columns

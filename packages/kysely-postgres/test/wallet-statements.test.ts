@@ -47,6 +47,8 @@ describe.each(targets)('wallet statements on $name', (target) => {
       status: 'enabled',
       disabled_at: null,
       created_at: Math.floor(Date.now() / 1000),
+      consecutive_failures: 0,
+      paused_until: null,
     });
     const signed = await Promise.all(
       Array.from({ length: 20 }, () => latchkey.wallets.signMessage(appA, wallet.id, message)),

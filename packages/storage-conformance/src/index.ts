@@ -15,3 +15,4 @@ export { makeWalletChallenge } from './suite-wallet-challenges.js';
 export { makePolicy, makeSignatureEntry, makeSpend } from './suite-wallet-policies.js';
 export { makeWallet } from './suite-wallets.js';
 export { makeWebAuthnChallenge, makeWebAuthnCredential } from './suite-webauthn.js';
+export { makeEndpoint, makeEvent } from './suite-webhooks.js';

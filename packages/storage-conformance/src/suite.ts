@@ -8,6 +8,7 @@ import { walletChallengeRepoCases } from './suite-wallet-challenges.js';
 import { walletPolicyRepoCases } from './suite-wallet-policies.js';
 import { makeWallet, walletRepoCases } from './suite-wallets.js';
 import { makeWebAuthnCredential, webauthnRepoCases } from './suite-webauthn.js';
+import { webhookRepoCases } from './suite-webhooks.js';
 
 export interface ConformanceTarget {
   /** Shown in the test names, e.g. "memory" or "postgres". */
@@ -219,6 +220,7 @@ export function runStorageConformance(target: ConformanceTarget): void {
     walletChallengeRepoCases(() => s);
     walletPolicyRepoCases(() => s);
     stateTableCases(() => s);
+    webhookRepoCases(() => s, target.parallelism);
 
     describe('transactions', () => {
       it('commits every write of a transaction', async () => {

@@ -10,3 +10,17 @@ export function nextAttemptAt(attempts: number, now: number): number | null {
   const delay = RETRY_DELAYS_SECONDS[attempts - 1];
   return delay === undefined ? null : now + delay;
 }
+
+/** The longest an endpoint is paused after a failure: a receiver back up is found within it. */
+export const ENDPOINT_PAUSE_MAX_SECONDS = 300;
+
+/**
+ * How long an endpoint rests after its `failures`-th failure in a row: 1, 2, 4, … seconds up to
+ * five minutes. Its other deliveries wait that long (they are not attempted, so they spend none
+ * of their own retries), which spaces out a slow or dead receiver's attempts without touching
+ * any other endpoint's.
+ */
+export function endpointPauseSeconds(failures: number): number {
+  if (failures < 1) return 0;
+  return Math.min(ENDPOINT_PAUSE_MAX_SECONDS, 2 ** Math.min(failures - 1, 30));
+}

@@ -20,10 +20,13 @@ export const webhooksCapability = defineCapability({
     'webhook_url_not_allowed',
   ],
   service: ({ kernel, options }) => {
-    const { allowPrivateTargets, fetch, lookup, timeoutMs } = options.webhooks;
+    const { allowPrivateTargets, fetch, lookup, timeoutMs, maxInFlightPerApp, maxInFlightPerEndpoint } =
+      options.webhooks;
     const delivery = webhookDelivery(kernel, {
       send: webhookTransport({ allowPrivateTargets, fetch, lookup }),
       timeoutMs,
+      maxInFlightPerApp,
+      maxInFlightPerEndpoint,
       userAgent: `Latchkey-Webhooks/${VERSION}`,
     });
     return {

@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import { nextAttemptAt } from './backoff.js';
+import { endpointPauseSeconds, nextAttemptAt } from './backoff.js';
 import type { ClaimedDelivery, DeliveryOutcome } from './repo.js';
 import { signWebhook } from './signature.js';
 import type { WebhookSend } from './transport.js';
@@ -10,7 +11,20 @@ export interface DeliveryOptions {
   send: WebhookSend;
   timeoutMs: number;
   userAgent: string;
+  /** Attempts one App may have in flight at once, across every worker on the storage. */
+  maxInFlightPerApp: number;
+  /** Attempts one endpoint may have in flight at once (1 while it is failing). */
+  maxInFlightPerEndpoint: number;
 }
+
+const startDeliveryOptionsSchema = z.object({
+  /** How often to look for due deliveries when no attempt has settled meanwhile. */
+  intervalMs: z.int().min(10).max(3_600_000).default(1000),
+  /** Attempts this process keeps in flight at most. */
+  concurrency: z.int().min(1).max(10_000).default(50),
+});
+
+export type StartDeliveryOptions = z.input<typeof startDeliveryOptionsSchema>;
 
 export type WebhookDelivery = ReturnType<typeof webhookDelivery>;
 
@@ -18,6 +32,8 @@ export type WebhookDelivery = ReturnType<typeof webhookDelivery>;
  * Sends what is due. Any number of processes may run it on one database: each delivery is
  * leased by one worker at a time (`claimDue`), so an event goes to an endpoint once per attempt.
  * A worker that dies mid-attempt leaves its lease to lapse, and the delivery is tried again.
+ * The leases are also the in-flight count the per-App and per-endpoint caps are held to, so the
+ * caps bound an App across every process, and a slow App holds only its share of the slots.
  */
 export function webhookDelivery(k: Kernel, options: DeliveryOptions) {
   const leaseSeconds = Math.ceil(options.timeoutMs / 1000) + 30;
@@ -55,11 +71,12 @@ export function webhookDelivery(k: Kernel, options: DeliveryOptions) {
     const succeeded = statusCode !== null && statusCode >= 200 && statusCode < 300;
     const attempts = delivery.attempts + 1;
     const retryAt = succeeded ? null : nextAttemptAt(attempts, now);
+    const pausedUntil = now + endpointPauseSeconds(endpoint.consecutive_failures + 1);
     const outcome: DeliveryOutcome = succeeded
       ? { status: 'delivered', at: now }
       : retryAt === null
-        ? { status: 'failed' }
-        : { status: 'pending', next_attempt_at: retryAt };
+        ? { status: 'failed', endpoint_paused_until: pausedUntil }
+        : { status: 'pending', next_attempt_at: retryAt, endpoint_paused_until: pausedUntil };
     await k.storage.webhooks.recordAttempt(
       {
         id: k.id('whatt'),
@@ -86,35 +103,84 @@ export function webhookDelivery(k: Kernel, options: DeliveryOptions) {
     });
   }
 
-  /** Sends up to `limit` due deliveries at once; resolves with how many were tried. */
-  async function deliverDue(limit = 50): Promise<number> {
+  function claim(limit: number): Promise<ClaimedDelivery[]> {
     const now = k.now();
-    const claimed = await k.storage.webhooks.claimDue(now, now + leaseSeconds, limit);
-    await Promise.all(claimed.map(attempt));
+    return k.storage.webhooks.claimDue(now, now + leaseSeconds, {
+      limit,
+      perApp: options.maxInFlightPerApp,
+      perEndpoint: options.maxInFlightPerEndpoint,
+    });
+  }
+
+  /**
+   * Sends up to `limit` due deliveries at once (within the per-App and per-endpoint caps), each
+   * settling on its own; resolves with how many were tried, once all of them have been.
+   */
+  async function deliverDue(limit = 50): Promise<number> {
+    const claimed = await claim(limit);
+    const settled = await Promise.allSettled(claimed.map(attempt));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
     return claimed.length;
   }
 
-  /** Polls every `intervalMs` until the returned function is called (it resolves once idle). */
-  function start({ intervalMs = 1000 }: { intervalMs?: number } = {}): () => Promise<void> {
+  /**
+   * Keeps up to `concurrency` attempts in flight: claims for the free slots at start, every
+   * `intervalMs`, and each time an attempt settles, so no attempt waits for another (a batch
+   * no longer waits for its slowest receiver). The returned function stops claiming and
+   * resolves once every attempt in flight has settled.
+   */
+  function start(startOptions: StartDeliveryOptions = {}): () => Promise<void> {
+    const { intervalMs, concurrency } = startDeliveryOptionsSchema.parse(startOptions);
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let running: Promise<void> = Promise.resolve();
-    const tick = () => {
-      running = (async () => {
-        try {
-          while (!stopped && (await deliverDue()) > 0) {}
-        } catch (err) {
-          if (!(err instanceof LatchkeyError && err.errorType === 'storage_unavailable'))
-            console.error('latchkey: webhook delivery failed:', err);
-        }
-        if (!stopped) timer = setTimeout(tick, intervalMs);
-      })();
+    const inFlight = new Set<Promise<void>>();
+    let claiming: Promise<void> | undefined;
+    let claimAgain = false;
+
+    const report = (err: unknown) => {
+      if (!(err instanceof LatchkeyError && err.errorType === 'storage_unavailable'))
+        console.error('latchkey: webhook delivery failed:', err);
     };
-    tick();
+
+    const launch = (claimed: ClaimedDelivery) => {
+      const settled: Promise<void> = attempt(claimed)
+        .catch(report)
+        .finally(() => {
+          inFlight.delete(settled);
+          fill();
+        });
+      inFlight.add(settled);
+    };
+
+    // One claim at a time per process: a slot freed meanwhile is claimed for right after.
+    const fill = () => {
+      if (stopped) return;
+      if (claiming) {
+        claimAgain = true;
+        return;
+      }
+      const free = concurrency - inFlight.size;
+      if (free <= 0) return;
+      claimAgain = false;
+      claiming = claim(free)
+        .then((claimed) => claimed.forEach(launch), report)
+        .finally(() => {
+          claiming = undefined;
+          if (claimAgain) fill();
+        });
+    };
+
+    const poll = () => {
+      fill();
+      if (!stopped) timer = setTimeout(poll, intervalMs);
+    };
+    poll();
     return async () => {
       stopped = true;
       clearTimeout(timer);
-      await running;
+      await claiming;
+      await Promise.all(inFlight);
     };
   }
 

@@ -11,6 +11,10 @@ export interface WebhookEndpointRecord {
   status: 'enabled' | 'disabled';
   disabled_at: number | null;
   created_at: number;
+  /** Attempts that failed in a row (reset by a 2xx); while above 0, one attempt at a time. */
+  consecutive_failures: number;
+  /** After a failed attempt, none of the endpoint's deliveries is claimed before this time. */
+  paused_until: number | null;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -50,10 +54,25 @@ export interface ClaimedDelivery {
   endpoint: WebhookEndpointRecord;
 }
 
+/**
+ * Where an attempt leaves its delivery, and its endpoint: a delivery resets the endpoint's
+ * failure count; anything else adds one to it and pauses the endpoint until at least
+ * `endpoint_paused_until` (a later pause already set stands).
+ */
 export type DeliveryOutcome =
   | { status: 'delivered'; at: number }
-  | { status: 'pending'; next_attempt_at: number }
-  | { status: 'failed' };
+  | { status: 'pending'; next_attempt_at: number; endpoint_paused_until: number }
+  | { status: 'failed'; endpoint_paused_until: number };
+
+/** How much one claim may hand out, so one App's backlog or slow endpoints never take every slot. */
+export interface ClaimLimits {
+  /** Most deliveries this claim returns. */
+  limit: number;
+  /** Most deliveries of one App leased at once, counting live leases held by any worker. */
+  perApp: number;
+  /** Most deliveries to one endpoint leased at once (1 while the endpoint is failing). */
+  perEndpoint: number;
+}
 
 export interface WebhookRepo {
   insertEndpoint(endpoint: WebhookEndpointRecord): Promise<void>;
@@ -65,11 +84,18 @@ export interface WebhookRepo {
   disableEndpoint(appId: string, endpointId: string, now: number): Promise<boolean>;
   /**
    * Atomic across processes, and the one method not scoped by App (the delivery worker serves
-   * them all): leases up to `limit` pending deliveries due at `now` whose lease has lapsed, to
-   * enabled endpoints, oldest due first, until `leaseUntil`. Two workers never hold one delivery.
+   * them all): leases, until `leaseUntil`, up to `limit` pending deliveries due at `now` whose
+   * lease has lapsed, to enabled endpoints not paused at `now`. Two workers never hold one
+   * delivery, and the caps hold across workers: an App never has more than `perApp` live leases
+   * nor an endpoint more than `perEndpoint` (1 while its `consecutive_failures` is above 0).
+   * Fair: oldest due first within an endpoint, endpoints of an App in turn, and every App's
+   * n-th delivery before any App's (n+1)-th, so a backlog in one App never crowds out another.
    */
-  claimDue(now: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]>;
-  /** Records the attempt and moves its delivery to `outcome`, releasing the lease. */
+  claimDue(now: number, leaseUntil: number, limits: ClaimLimits): Promise<ClaimedDelivery[]>;
+  /**
+   * Records the attempt, moves its delivery to `outcome` releasing the lease, and updates the
+   * endpoint's failure count and pause as `outcome` says.
+   */
   recordAttempt(attempt: WebhookAttemptRecord, outcome: DeliveryOutcome): Promise<void>;
   listDeliveries(appId: string, eventId: string): Promise<WebhookDeliveryRecord[]>;
   listAttempts(appId: string, eventId: string): Promise<WebhookAttemptRecord[]>;

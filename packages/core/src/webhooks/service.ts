@@ -32,6 +32,8 @@ export function webhookService(k: Kernel, { allowPrivateTargets }: { allowPrivat
         status: 'enabled',
         disabled_at: null,
         created_at: k.now(),
+        consecutive_failures: 0,
+        paused_until: null,
       };
       await k.storage.webhooks.insertEndpoint(record);
       return { ...endpointView(record), secret };

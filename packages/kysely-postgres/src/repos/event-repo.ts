@@ -1,4 +1,5 @@
 import type {
+  ClaimLimits,
   EventRecord,
   EventRepo,
   EventType,
@@ -29,6 +30,8 @@ const toEndpoint = (row: Selectable<WebhookEndpointsTable>): WebhookEndpointReco
   status: row.status as WebhookEndpointRecord['status'],
   disabled_at: toNullableSeconds(row.disabled_at),
   created_at: toSeconds(row.created_at),
+  consecutive_failures: row.consecutive_failures,
+  paused_until: toNullableSeconds(row.paused_until),
 });
 
 const toDelivery = (row: Selectable<WebhookDeliveriesTable>): WebhookDeliveryRecord => ({
@@ -141,7 +144,73 @@ export function kyselyEventRepo(db: LatchkeyDb): EventRepo {
   };
 }
 
-export function kyselyWebhookRepo(db: LatchkeyDb): WebhookRepo {
+/**
+ * The fair claim, in one statement. `busy` counts live leases (every worker's attempts in
+ * flight); `open` is each enabled, unpaused endpoint with the room it has left under its cap (1
+ * while failing); `due` takes at most that many of each open endpoint's oldest due
+ * deliveries through its index, so the scan is bounded by endpoints and caps, not by how large
+ * an App's backlog has grown; `ranked` deals an App's endpoints in turn and keeps what fits the
+ * App's room; `picked` puts every App's n-th before any App's (n+1)-th. SKIP LOCKED and the
+ * re-checked lease keep two workers off one delivery.
+ */
+function claimStatement(
+  table: (name: string) => ReturnType<typeof sql.table>,
+  now: number,
+  leaseUntil: number,
+  { limit, perApp, perEndpoint }: ClaimLimits,
+) {
+  const deliveries = table('webhook_deliveries');
+  const endpoints = table('webhook_endpoints');
+  const at = sql`${now}::bigint`;
+  return sql<Selectable<WebhookDeliveriesTable>>`
+    with busy as (
+      select app_id, endpoint_id, count(*)::int as n from ${deliveries}
+      where lease_until is not null and lease_until > ${at} and status = 'pending'
+      group by app_id, endpoint_id
+    ),
+    app_busy as (select app_id, sum(n)::int as n from busy group by app_id),
+    open as (
+      select e.id,
+        (case when e.consecutive_failures > 0 then 1 else ${perEndpoint}::int end) - coalesce(b.n, 0) as room
+      from ${endpoints} e left join busy b on b.endpoint_id = e.id
+      where e.status = 'enabled' and (e.paused_until is null or e.paused_until <= ${at})
+    ),
+    due as (
+      select d.event_id, d.endpoint_id, d.app_id, d.next_attempt_at,
+        row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_id) as endpoint_rank
+      from open o cross join lateral (
+        select x.event_id, x.endpoint_id, x.app_id, x.next_attempt_at from ${deliveries} x
+        where x.endpoint_id = o.id and x.status = 'pending' and x.next_attempt_at <= ${at}
+          and (x.lease_until is null or x.lease_until <= ${at})
+        order by x.next_attempt_at, x.event_id
+        limit greatest(o.room, 0)
+      ) d
+    ),
+    ranked as (
+      select due.*, row_number() over (
+        partition by due.app_id order by due.endpoint_rank, due.next_attempt_at, due.endpoint_id
+      ) as app_rank
+      from due
+    ),
+    picked as (
+      select r.event_id, r.endpoint_id from ranked r
+      where r.app_rank <= ${perApp}::int - coalesce((select ab.n from app_busy ab where ab.app_id = r.app_id), 0)
+      order by r.app_rank, r.next_attempt_at, r.app_id, r.endpoint_id, r.event_id
+      limit ${limit}::int
+    ),
+    locked as (
+      select x.event_id, x.endpoint_id from ${deliveries} x
+      join picked p on p.event_id = x.event_id and p.endpoint_id = x.endpoint_id
+      where x.status = 'pending' and (x.lease_until is null or x.lease_until <= ${at})
+      for update of x skip locked
+    )
+    update ${deliveries} as w set lease_until = ${leaseUntil}::bigint
+    from locked where w.event_id = locked.event_id and w.endpoint_id = locked.endpoint_id
+    returning w.*`;
+}
+
+export function kyselyWebhookRepo(db: LatchkeyDb, schema?: string): WebhookRepo {
+  const table = (name: string) => sql.table(schema ? `${schema}.${name}` : name);
   return {
     async insertEndpoint(e) {
       await db
@@ -197,31 +266,15 @@ export function kyselyWebhookRepo(db: LatchkeyDb): WebhookRepo {
         return true;
       });
     },
-    async claimDue(now, leaseUntil, limit) {
-      // SKIP LOCKED: concurrent workers each take different rows instead of waiting; the lease
-      // keeps a claimed row from being taken again after this statement commits.
-      const rows = await db
-        .with('due', (qb) =>
-          qb
-            .selectFrom('webhook_deliveries as d')
-            .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-            .select(['d.event_id', 'd.endpoint_id'])
-            .where('d.status', '=', 'pending')
-            .where('d.next_attempt_at', '<=', now)
-            .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<=', now)]))
-            .where('e.status', '=', 'enabled')
-            .orderBy('d.next_attempt_at')
-            .limit(limit)
-            .forUpdate(['d'])
-            .skipLocked(),
-        )
-        .updateTable('webhook_deliveries')
-        .from('due')
-        .set({ lease_until: leaseUntil })
-        .whereRef('webhook_deliveries.event_id', '=', 'due.event_id')
-        .whereRef('webhook_deliveries.endpoint_id', '=', 'due.endpoint_id')
-        .returningAll('webhook_deliveries')
-        .execute();
+    async claimDue(now, leaseUntil, limits) {
+      const rows = await inTransaction(db, async (trx) => {
+        // Claims run one at a time per schema, each reading the leases the ones before it
+        // committed (a fresh snapshot per statement), so the caps hold across processes.
+        await sql`select pg_advisory_xact_lock(hashtext(coalesce(${schema ?? null}::text, current_schema()) || '.latchkey_webhook_claim'))`.execute(
+          trx,
+        );
+        return (await claimStatement(table, now, leaseUntil, limits).execute(trx)).rows;
+      });
       if (rows.length === 0) return [];
       const [events, endpoints] = await Promise.all([
         db
@@ -260,7 +313,22 @@ export function kyselyWebhookRepo(db: LatchkeyDb): WebhookRepo {
           .returning('event_id')
           .executeTakeFirst();
         // The endpoint was deleted mid-attempt: nothing is left to log against.
-        if (updated) await trx.insertInto('webhook_attempts').values(attempt).execute();
+        if (!updated) return;
+        await trx.insertInto('webhook_attempts').values(attempt).execute();
+        const endpoint = trx.updateTable('webhook_endpoints').where('id', '=', attempt.endpoint_id);
+        if (outcome.status === 'delivered')
+          // A healthy endpoint's row is not written on every delivery, only when it recovers.
+          await endpoint
+            .set({ consecutive_failures: 0, paused_until: null })
+            .where((eb) => eb.or([eb('consecutive_failures', '<>', 0), eb('paused_until', 'is not', null)]))
+            .execute();
+        else
+          await endpoint
+            .set((eb) => ({
+              consecutive_failures: eb('consecutive_failures', '+', 1),
+              paused_until: sql<number>`greatest(coalesce(${eb.ref('paused_until')}, 0), ${outcome.endpoint_paused_until}::bigint)`,
+            }))
+            .execute();
       });
     },
     async listDeliveries(appId, eventId) {
