@@ -61,6 +61,9 @@ describe('App settings over HTTP', () => {
     const cases: Array<[unknown, string, string]> = [
       [{ sesions: { jwt_lifetime_seconds: 60 } }, 'unknown_field', 'sesions'],
       [{ sessions: { jwt_lifetime: 60 } }, 'unknown_field', 'sessions.jwt_lifetime'],
+      // Names an Object.prototype member, not a setting of the object's schema.
+      [{ otp: { toString: 1 } }, 'unknown_field', 'otp.toString'],
+      [{ hasOwnProperty: {} }, 'unknown_field', 'hasOwnProperty'],
       [{ otp: { expires_in_minutes: 61 } }, 'invalid_field', 'otp.expires_in_minutes'],
       [{ redirect_urls: { login: ['not a url'] } }, 'invalid_field', 'redirect_urls.login.0'],
       [
@@ -125,7 +128,10 @@ const unsafe: Array<[string, unknown, string]> = [
     'https://93.184.216.34/cb',
     'http://app.example.com/cb',
     'http://localhost.evil.com/cb',
+    'http://notlocalhost/cb',
+    'http://128.0.0.1/cb',
     'https://user:pw@app.example.com/cb',
+    'https://user@app.example.com/cb',
     'https://app.example.com/cb#frag',
     'https://app.example.com/cb#',
     'https://app.example.com\\cb',
@@ -139,7 +145,14 @@ const unsafe: Array<[string, unknown, string]> = [
   ['redirect_urls.default_signup', 'data:text/html,hi', 'redirect_urls.default_signup'],
   ['redirect_urls.default_login', 'https://app.example.com/cb/*', 'redirect_urls.default_login'],
   ...['*', 'com', 'co.uk', 'github.io', '<script>', '127.0.0.1', '[::1]', 'example.com.', 'a..example.com']
-    .concat(['bücher.example', '-a.example.com', `${'x'.repeat(64)}.example.com`, 'intranet', 'ex ample.com'])
+    .concat([
+      'bücher.example',
+      '-a.example.com',
+      `${'x'.repeat(64)}.example.com`,
+      'intranet',
+      'ex ample.com',
+      'example.123',
+    ])
     .map((d): [string, unknown, string] => [
       'webauthn.allowed_domains',
       ['example.com', d],
@@ -196,6 +209,14 @@ const prototypeKeys: Array<[string, string]> = [
   ],
   ['{"__proto__":{"otp":{"max_attempts":1}}}', '__proto__'],
   ['{"otp":{"prototype":{}}}', 'otp.prototype'],
+  [
+    '{"rate_limits":{"routes":{"POST /v1/x":{"limit":1,"window_seconds":1,"constructor":{}}}}}',
+    'rate_limits.routes.POST /v1/x.constructor',
+  ],
+  [
+    '{"rate_limits":{"routes":{"POST /v1/x":{"limit":1,"window_seconds":1,"prototype":1}}}}',
+    'rate_limits.routes.POST /v1/x.prototype',
+  ],
 ];
 
 describe('unsafe and unbounded settings are refused on write (issue 31)', () => {
@@ -326,6 +347,78 @@ describe('unsafe and unbounded settings are refused on write (issue 31)', () => 
     expect((await t.call('GET', '/v1/app')).body.settings).toEqual(res.body.settings);
   });
 
+  /** Settings of about 125 000 characters of JSON plus `n`, valid field by field. */
+  const sized = (n: number) => ({
+    messages: {
+      magic_link_email_html: 'h'.repeat(20_000),
+      magic_link_email_text: 'm'.repeat(10_000),
+      otp_email_text: 't'.repeat(n),
+    },
+    redirect_urls: { login: urls(49).map((u) => `${u}/${'p'.repeat(1900)}`) },
+  });
+
+  it('the document bound is exact: 131072 characters of JSON accepted, 131073 refused', async () => {
+    const t = await testApp(testLatchkey().latchkey);
+    const probe = await t.call('PATCH', '/v1/app/settings', sized(1000));
+    expect(probe.status).toBe(200);
+    const n = 1000 + 131_072 - JSON.stringify(probe.body.settings).length;
+    const exact = await t.call('PATCH', '/v1/app/settings', sized(n));
+    expect(exact.status, JSON.stringify(exact.body).slice(0, 200)).toBe(200);
+    expect(JSON.stringify(exact.body.settings)).toHaveLength(131_072);
+    const over = expectErrorShape(await t.call('PATCH', '/v1/app/settings', sized(n + 1)));
+    expect([over.error_type, over.error_field]).toEqual(['invalid_field', undefined]);
+    expect(over.error_message).toContain('131073 characters of JSON; at most 131072');
+    expect((await t.call('GET', '/v1/app')).body.settings).toEqual(exact.body.settings);
+  });
+
+  it('measures the input before parsing it, and the stored document after defaults are added', async () => {
+    const t = await testApp(testLatchkey().latchkey);
+    // Unknown keys are dropped by the schema for direct callers: an input this large is refused all the same.
+    const padded = { otp: { max_attempts: 3 }, padding: 'x'.repeat(140_000) };
+    await expect(t.latchkey.apps.updateSettings(t.app_id, padded as never)).rejects.toMatchObject({
+      errorType: 'invalid_field',
+      message: expect.stringContaining('at most 131072'),
+    });
+    // Under the bound as given, over it once every default is filled in.
+    const sparse = sized(131_062 - JSON.stringify(sized(0)).length);
+    expect(JSON.stringify(sparse)).toHaveLength(131_062);
+    await expect(t.latchkey.apps.updateSettings(t.app_id, sparse)).rejects.toMatchObject({
+      errorType: 'invalid_field',
+      message: expect.stringContaining('at most 131072'),
+    });
+  });
+
+  it('a direct caller passing what is not JSON data gets the typed 400, not a TypeError', async () => {
+    const t = await testApp(testLatchkey().latchkey);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    await expect(t.latchkey.apps.updateSettings(t.app_id, { otp: cyclic } as never)).rejects.toMatchObject({
+      errorType: 'invalid_field',
+    });
+    await expect(
+      t.latchkey.apps.updateSettings(t.app_id, { otp: { max_attempts: 3n } } as never),
+    ).rejects.toMatchObject({ errorType: 'invalid_field', message: 'The settings must be JSON data.' });
+    const single = await t.call('PATCH', '/v1/app/settings', { webauthn: { allowed_domains: ['intranet'] } });
+    expect(single.body.error_message).toContain('single label');
+  });
+
+  it('tells a malformed host from a public suffix', async () => {
+    const t = await testApp(testLatchkey().latchkey);
+    const message = async (domain: string) =>
+      (await t.call('PATCH', '/v1/app/settings', { webauthn: { allowed_domains: [domain] } })).body
+        .error_message;
+    for (const bad of [
+      '<script>.example.com',
+      '*.example.com',
+      `${'x'.repeat(64)}.example.com`,
+      'a_b.example.com',
+    ])
+      expect(await message(bad), bad).toContain('is not a host name');
+    for (const suffix of ['co.uk', 'github.io'])
+      expect(await message(suffix), suffix).toContain('public suffix');
+    expect(await message('10.0.0.1')).toContain('is an IP address');
+  });
+
   it('refuses __proto__, constructor and prototype keys anywhere in a patch, naming the field', async () => {
     const t = await testApp(testLatchkey().latchkey);
     for (const [body, field] of prototypeKeys) {
@@ -340,6 +433,158 @@ describe('unsafe and unbounded settings are refused on write (issue 31)', () => 
     const { settings } = await t.latchkey.apps.get(t.app_id);
     expect(settings.rate_limits.routes).toEqual({});
     expect(Object.getPrototypeOf(settings.rate_limits.routes)).toBe(Object.prototype);
+  });
+});
+
+/**
+ * Every documented bound of docs/settings.md, held at its edge: the limit itself is accepted,
+ * one past it is refused naming the field. [field, lowest, highest] for whole numbers.
+ */
+const numberRanges: Array<[string, number, number]> = [
+  ...['per_destination', 'per_app', 'per_app_sms', 'public_routes.verify', 'public_routes.send']
+    .concat(['public_routes.compute'])
+    .flatMap(
+      (rule): Array<[string, number, number]> => [
+        [`rate_limits.${rule}.limit`, 1, 1_000_000],
+        [`rate_limits.${rule}.window_seconds`, 1, 86_400],
+      ],
+    ),
+  ['sessions.jwt_lifetime_seconds', 30, 3600],
+  ['sessions.activity_update_seconds', 0, 86_400],
+  ['otp.expires_in_minutes', 1, 60],
+  ['otp.max_attempts', 1, 20],
+  ['totp.max_failures', 1, 100],
+  ['totp.recovery_max_failures', 1, 100],
+  ['totp.lockout_minutes', 1, 1440],
+  ['magic_links.max_attempts', 1, 20],
+  ['wallet_auth.challenge_ttl_seconds', 30, 3600],
+  ['wallet_auth.ethereum_chain_id', 1, Number.MAX_SAFE_INTEGER],
+  ['passwords.min_score', 0, 4],
+];
+
+/** [field, a valid value of exactly `max` characters, max, fewest characters]. */
+const textLengths: Array<[string, (n: number) => string, number, number]> = [
+  ['webauthn.rp_name', (n) => 'r'.repeat(n), 200, 1],
+  ['messages.otp_sms', (n) => 's'.repeat(n), 320, 1],
+  ['messages.otp_email_subject', (n) => 's'.repeat(n), 200, 1],
+  ['messages.otp_email_text', (n) => 't'.repeat(n), 10_000, 1],
+  ['messages.magic_link_email_subject', (n) => 's'.repeat(n), 200, 1],
+  ['messages.magic_link_email_text', (n) => 't'.repeat(n), 10_000, 1],
+  ['messages.magic_link_email_html', (n) => 'h'.repeat(n), 20_000, 1],
+  ['wallet_auth.statement', (n) => 'w'.repeat(n), 300, 0],
+  ['wallet_auth.uri', (n) => `https://app.example.com/${'u'.repeat(n - 24)}`, 2000, 0],
+  ['redirect_urls.default_login', (n) => `https://app.example.com/${'u'.repeat(n - 24)}`, 2000, 0],
+  ['wallet_auth.domain', (n) => `${'a.'.repeat((n - 11) / 2)}example.com`, 253, 0],
+];
+
+/** [field, one valid entry, most entries, the field named one past it]. */
+const listCounts: Array<[string, (i: number) => unknown, number]> = [
+  ['redirect_urls.login', (i) => `https://app.example.com/${i}`, 50],
+  ['redirect_urls.signup', (i) => `https://app.example.com/${i}`, 50],
+  ['webauthn.allowed_domains', (i) => `d${i}.example.com`, 50],
+  ['cors.allowed_origins', (i) => `https://d${i}.example.com`, 100],
+  ['sms.allowed_calling_codes', () => '44', 300],
+  ['sms.refused_number_types', () => 'premium_rate', 20],
+];
+
+describe('every settings limit holds at its edge (docs/settings.md)', () => {
+  const expectRefused = async (t: TestApp, path: string, value: unknown, field = path) => {
+    const res = await t.call('PATCH', '/v1/app/settings', patchAt(path, value));
+    expect(res.status, `${path} = ${JSON.stringify(value).slice(0, 60)}`).toBe(400);
+    expect([res.body.error_type, res.body.error_field]).toEqual(['invalid_field', field]);
+  };
+  const expectAccepted = async (t: TestApp, path: string, value: unknown) => {
+    const res = await t.call('PATCH', '/v1/app/settings', patchAt(path, value));
+    expect(
+      res.status,
+      `${path} = ${JSON.stringify(value).slice(0, 60)}: ${JSON.stringify(res.body).slice(0, 200)}`,
+    ).toBe(200);
+  };
+
+  it('whole numbers: lowest and highest accepted, one beyond either refused', async () => {
+    const t = await testApp(testLatchkey().latchkey);
+    for (const [path, lowest, highest] of numberRanges) {
+      await expectAccepted(t, path, lowest);
+      await expectAccepted(t, path, highest);
+      await expectRefused(t, path, lowest - 1);
+      await expectRefused(t, path, highest + 1);
+      await expectRefused(t, path, lowest + 0.5);
+    }
+    // A per-route rule holds the same ranges, and its `by` field name at most 64 characters.
+    const routes = (rule: Record<string, unknown>) => ({
+      'POST /v1/x': { limit: 1, window_seconds: 1, ...rule },
+    });
+    await expectAccepted(t, 'rate_limits.routes', routes({ limit: 1_000_000, window_seconds: 86_400 }));
+    await expectRefused(
+      t,
+      'rate_limits.routes',
+      routes({ limit: 1_000_001 }),
+      'rate_limits.routes.POST /v1/x.limit',
+    );
+    await expectRefused(
+      t,
+      'rate_limits.routes',
+      routes({ window_seconds: 86_401 }),
+      'rate_limits.routes.POST /v1/x.window_seconds',
+    );
+    await expectRefused(
+      t,
+      'rate_limits.routes',
+      routes({ window_seconds: 0 }),
+      'rate_limits.routes.POST /v1/x.window_seconds',
+    );
+    await expectAccepted(t, 'rate_limits.routes', routes({ by: `body.${'f'.repeat(64)}` }));
+    await expectRefused(
+      t,
+      'rate_limits.routes',
+      routes({ by: `body.${'f'.repeat(65)}` }),
+      'rate_limits.routes.POST /v1/x.by',
+    );
+  });
+
+  it('texts: the longest accepted, one character more refused, and an empty one where one is required', async () => {
+    const t = await testApp(testLatchkey().latchkey);
+    for (const [path, text, max, fewest] of textLengths) {
+      expect(text(max)).toHaveLength(max);
+      await expectAccepted(t, path, text(max));
+      await expectRefused(t, path, path === 'wallet_auth.domain' ? `a${text(max)}` : `${text(max)}x`);
+      if (fewest > 0) await expectRefused(t, path, '');
+    }
+    await expect(t.latchkey.apps.create({ name: 'n'.repeat(200) })).resolves.toBeDefined();
+    await expect(t.latchkey.apps.create({ name: 'n'.repeat(201) })).rejects.toMatchObject({ field: 'name' });
+  });
+
+  it('host names: 253 characters and 63 per label at most', async () => {
+    const t = await testApp(testLatchkey().latchkey);
+    const longest = `${'a.'.repeat(121)}example.com`;
+    expect(longest).toHaveLength(253);
+    await expectAccepted(t, 'webauthn.allowed_domains', [longest, `${'l'.repeat(63)}.example.com`]);
+    await expectRefused(t, 'webauthn.allowed_domains', [`a${longest}`], 'webauthn.allowed_domains.0');
+    await expectRefused(
+      t,
+      'webauthn.allowed_domains',
+      [`${'l'.repeat(64)}.example.com`],
+      'webauthn.allowed_domains.0',
+    );
+    await expectAccepted(t, 'redirect_urls.login', [`https://${longest}/cb`]);
+    await expectRefused(t, 'redirect_urls.login', [`https://a${longest}/cb`], 'redirect_urls.login.0');
+  });
+
+  it('lists: the most entries accepted, one more refused', async () => {
+    const t = await testApp(testLatchkey().latchkey);
+    for (const [path, entry, max] of listCounts) {
+      const list = Array.from({ length: max + 1 }, (_, i) => entry(i));
+      await expectAccepted(t, path, list.slice(0, max));
+      await expectRefused(t, path, list);
+    }
+  });
+
+  it('ports: 1 to 65535 in wallet_auth.domain', async () => {
+    const t = await testApp(testLatchkey().latchkey);
+    await expectAccepted(t, 'wallet_auth.domain', 'app.example.com:1');
+    await expectAccepted(t, 'wallet_auth.domain', 'app.example.com:65535');
+    await expectRefused(t, 'wallet_auth.domain', 'app.example.com:0');
+    await expectRefused(t, 'wallet_auth.domain', 'app.example.com:65536');
   });
 });
 

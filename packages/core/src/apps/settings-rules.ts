@@ -22,8 +22,9 @@ function* problems(s: AppSettings): Generator<SettingsProblem> {
   const redirects = s.redirect_urls;
   for (const list of ['login', 'signup'] as const) {
     yield* tooMany(['redirect_urls', list], redirects[list].length, L.redirectUrls);
+    // An entry ending in `/*` (any path below) is checked as it stands: `*` in a path is harmless.
     for (const [i, url] of redirects[list].entries())
-      yield* found(['redirect_urls', list, i], allowedRedirectProblem(url));
+      yield* found(['redirect_urls', list, i], webUrlProblem(url));
   }
   for (const key of ['default_login', 'default_signup'] as const) {
     const url = redirects[key];
@@ -52,10 +53,6 @@ function* problems(s: AppSettings): Generator<SettingsProblem> {
         message: `a route has at most ${L.routeKeyChars} characters`,
       };
 }
-
-/** An allowed-list entry: a redirect URL, or one ending in `/*` for any path below it. */
-const allowedRedirectProblem = (entry: string) =>
-  webUrlProblem(entry.endsWith('/*') ? entry.slice(0, -1) : entry);
 
 /** A default is where links lead when a request names none: one URL, never a `/*` pattern. */
 const defaultRedirectProblem = (url: string) =>

@@ -39,7 +39,6 @@ export function domainProblem(host: string): string | undefined {
 }
 
 function domainSyntaxProblem(name: string): string | undefined {
-  if (name.length === 0) return 'the host is empty';
   if (name.length > MAX_HOSTNAME_LENGTH) return `a host name has at most ${MAX_HOSTNAME_LENGTH} characters`;
   const labels = name.split('.');
   if (!labels.every((label) => LABEL.test(label)))
