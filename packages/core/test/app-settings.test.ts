@@ -585,6 +585,10 @@ describe('every settings limit holds at its edge (docs/settings.md)', () => {
     await expectAccepted(t, 'wallet_auth.domain', 'app.example.com:65535');
     await expectRefused(t, 'wallet_auth.domain', 'app.example.com:0');
     await expectRefused(t, 'wallet_auth.domain', 'app.example.com:65536');
+    // 253 characters with the port: the host alone may be at most that long as well.
+    const host = `${'a.'.repeat(119)}xexample.com`;
+    await expectAccepted(t, 'wallet_auth.domain', `${host}:44`);
+    await expectRefused(t, 'wallet_auth.domain', `${host}:443`);
   });
 });
 
