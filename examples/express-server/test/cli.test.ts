@@ -98,6 +98,13 @@ describe('latchkey app settings, list and rotate-secret', () => {
     const bad = await runCli(['app', 'settings', 'set', '--app', app.app_id, '{"sesions":{}}'], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("Unknown setting 'sesions'");
+    // The same write rules as the HTTP API (issue 31): an unsafe redirect is refused, naming it.
+    const unsafe = await runCli(
+      ['app', 'settings', 'set', '--app', app.app_id, '{"redirect_urls":{"login":["javascript:alert(1)"]}}'],
+      env,
+    );
+    expect(unsafe.code).toBe(1);
+    expect(unsafe.stderr).toContain("Invalid field 'redirect_urls.login.0'");
     const notJson = await runCli(['app', 'settings', 'set', '--app', app.app_id, '{'], env);
     expect(notJson.code).toBe(2);
 
@@ -122,6 +129,12 @@ describe('latchkey app settings, list and rotate-secret', () => {
     const got = await runCli(['app', 'settings', 'get', '--app', app.app_id], env);
     expect(got, got.stderr).toMatchObject({ code: 0 });
     expect(JSON.parse(got.stdout).redirect_urls.signup).toEqual(['https://a.example/cb']);
+    const proto = await runCli(
+      ['app', 'settings', 'set', '--app', app.app_id, '{"rate_limits":{"routes":{"__proto__":{"limit":1}}}}'],
+      env,
+    );
+    expect(proto.code).toBe(1);
+    expect(proto.stderr).toContain("Invalid field 'rate_limits.routes.__proto__'");
     const missing = await runCli(['app', 'settings', 'get', '--app', 'app_nope'], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('app_not_found');

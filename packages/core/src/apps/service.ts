@@ -14,7 +14,8 @@ import {
   type CreateAppInput,
   createAppInputSchema,
 } from './schema.js';
-import { assertKnownKeys, mergePatch } from './settings-patch.js';
+import { assertKnownKeys, assertNoPrototypeKeys, mergePatch } from './settings-patch.js';
+import { parseSettingsForWrite } from './settings-write.js';
 
 /** The App as the API shows it: never its key hashes. */
 export const appView = (app: AppRecord): AppView => ({
@@ -68,7 +69,9 @@ export function appService(k: Kernel) {
   return {
     /** Creates an App and returns its keys: the only time they are readable. */
     async create(input: CreateAppInput): Promise<AppKeys & { app: AppRecord }> {
-      const { name, settings } = parseInput(createAppInputSchema, input);
+      // The settings first, by the rules for writing them, so a bad one is named before any work.
+      const settings = parseSettingsForWrite(settingsOf(input), ['settings']);
+      const { name } = parseInput(createAppInputSchema, input);
       const secret_key = newSecret('sk_', k.random);
       const public_token = newSecret('pk_', k.random);
       const now = k.now();
@@ -79,7 +82,7 @@ export function appService(k: Kernel) {
         public_token_hash: hashKey(public_token),
         previous_secret_key_hash: null,
         previous_secret_key_expires_at: null,
-        settings: parseInput(appSettingsSchema, settings ?? {}),
+        settings,
         created_at: now,
         updated_at: now,
       };
@@ -92,8 +95,8 @@ export function appService(k: Kernel) {
     list: () => k.storage.apps.list(),
 
     /** Replaces the App's settings with these (defaults fill what is left out). */
-    updateSettings: (appId: string, settings: AppSettingsInput): Promise<AppRecord> =>
-      storeSettings(appId, parseInput(appSettingsSchema, settings)),
+    updateSettings: async (appId: string, settings: AppSettingsInput): Promise<AppRecord> =>
+      storeSettings(appId, parseSettingsForWrite(settings)),
 
     /**
      * Applies a JSON merge patch to the App's settings: only the fields given change, `null`
@@ -102,11 +105,13 @@ export function appService(k: Kernel) {
     async patchSettings(appId: string, patch: unknown): Promise<AppRecord> {
       if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
         throw new LatchkeyError('invalid_field', 'The settings patch must be a JSON object.');
+      // Before the merge, which would take a `__proto__` key as the object's prototype.
+      assertNoPrototypeKeys(patch);
       refuseRemovedSettings(patch as Record<string, unknown>);
       assertKnownKeys(appSettingsSchema, patch);
       const app = await get(appId);
       const merged = mergePatch(app.settings, patch);
-      return storeSettings(appId, parseInput(appSettingsSchema, merged));
+      return storeSettings(appId, parseSettingsForWrite(merged));
     },
 
     /**
@@ -139,6 +144,9 @@ export function appService(k: Kernel) {
     },
   };
 }
+
+const settingsOf = (input: unknown): unknown =>
+  typeof input === 'object' && input !== null && 'settings' in input ? (input.settings ?? {}) : {};
 
 /** Direct callers get the same typed 400 (naming the field) as HTTP callers, not a ZodError. */
 function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {

@@ -20,6 +20,37 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   return out;
 }
 
+/** Keys that name an object's prototype rather than a setting; assigning one changes the object. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Deeper than any settings document nests (a route rule sits at depth 3). */
+const MAX_SETTINGS_DEPTH = 16;
+
+/**
+ * Refuses `__proto__`, `constructor` and `prototype` as a key anywhere in a settings input,
+ * naming its path. JSON.parse makes them ordinary keys, but a merge assigns `__proto__` as the
+ * object's prototype and the schema drops it: the setting would be silently ignored (and under
+ * `rate_limits.routes` nothing else catches it). Too deep a nesting, or a cycle from a direct
+ * caller, is refused too.
+ */
+export function assertNoPrototypeKeys(value: unknown, path: string[] = []): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (path.length > MAX_SETTINGS_DEPTH)
+    throw new LatchkeyError('invalid_field', `Settings nest at most ${MAX_SETTINGS_DEPTH} levels.`, {
+      field: path.join('.'),
+    });
+  for (const [key, child] of Object.entries(value)) {
+    const at = [...path, key];
+    if (PROTOTYPE_KEYS.has(key)) {
+      const field = at.join('.');
+      throw new LatchkeyError('invalid_field', `Invalid field '${field}': '${key}' is not a setting name.`, {
+        field,
+      });
+    }
+    assertNoPrototypeKeys(child, at);
+  }
+}
+
 /**
  * Refuses a patch key the settings schema does not know, naming its path: the schema itself
  * drops unknown keys (stored documents from later versions must still parse), so a typo such
