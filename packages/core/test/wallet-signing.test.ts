@@ -445,7 +445,8 @@ describe('sign_transaction', () => {
         { eth_transaction: { ...eip1559, max_priority_fee_per_gas: '99999999999999' } },
         'invalid_transaction',
       ],
-      [wallets.ethereum, { eth_transaction: { ...eip1559, chain_id: undefined } }, 'invalid_field'],
+      // A field missing inside the union's branch is named at its path, as a missing field.
+      [wallets.ethereum, { eth_transaction: { ...eip1559, chain_id: undefined } }, 'missing_field'],
       [wallets.ethereum, { eth_transaction: { ...eip1559, to: '0x12' } }, 'invalid_field'],
       [wallets.ethereum, { eth_transaction: { ...eip1559, value: '-1' } }, 'invalid_field'],
       [wallets.ethereum, { sol_transaction: { transaction: 'AAAA' } }, 'wallet_type_mismatch'],

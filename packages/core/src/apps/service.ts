@@ -105,10 +105,11 @@ export function appService(k: Kernel) {
     async patchSettings(appId: string, patch: unknown): Promise<AppRecord> {
       if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
         throw new LatchkeyError('invalid_field', 'The settings patch must be a JSON object.');
-      // Before the merge, which would take a `__proto__` key as the object's prototype.
-      assertNoPrototypeKeys(patch);
       refuseRemovedSettings(patch as Record<string, unknown>);
+      // A `__proto__` where the schema names its keys is an unknown setting; where keys are free
+      // (route rules) it is refused here, before the merge would take it as the prototype.
       assertKnownKeys(appSettingsSchema, patch);
+      assertNoPrototypeKeys(patch);
       const app = await get(appId);
       const merged = mergePatch(app.settings, patch);
       return storeSettings(appId, parseSettingsForWrite(merged));
