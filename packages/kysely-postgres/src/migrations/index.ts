@@ -10,6 +10,7 @@ import * as security from './0008_security.js';
 import * as magicLinkAttempts from './0008b_magic_link_attempts.js';
 import * as walletPolicies from './0010_wallet_policies.js';
 import * as eventsWebhooks from './0011_events_webhooks.js';
+import * as sessionTokenHash from './0012_session_token_hash.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so bundlers keep
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0008b_magic_link_attempts': magicLinkAttempts,
   '0010_wallet_policies': walletPolicies,
   '0011_events_webhooks': eventsWebhooks,
+  '0012_session_token_hash': sessionTokenHash,
 };
