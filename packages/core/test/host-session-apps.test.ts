@@ -1,3 +1,4 @@
+import { memoryStorage } from '@latchkey/memory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createLatchkey,
@@ -169,5 +170,52 @@ describe.each(storageBackends())('host sessions of several Apps on one instance 
       'sessions.findByTokenHash',
       'sessions.findByTokenHash',
     ]);
+  });
+
+  it('a made-up aud loads no signing keys, and a made-up token’s App is never remembered', async () => {
+    const resolver = hostSessionResolver(latchkey, {});
+    const madeUp = withAudience(apps[0]!.jwt, 'app_never_created');
+    for (let i = 0; i < 2; i++) {
+      counted.reset();
+      const { session } = await resolver(hostRequest({ authorization: `Bearer ${madeUp}` }));
+      expect(session.kind === 'error' && session.error.errorType).toBe('invalid_session_jwt');
+      expect(counted.calls).toEqual(['apps.get']);
+    }
+    counted.reset();
+    for (let i = 0; i < 2; i++) await resolver(hostRequest({ authorization: 'Bearer lks_never_issued' }));
+    expect(counted.calls).toEqual(['sessions.appIdByTokenHash', 'sessions.appIdByTokenHash']);
+  });
+
+  it('an expired or oversized JWT cookie beside the token: expiry swaps it, anything else is answered', async () => {
+    const s = apps[0]!;
+    const resolver = hostSessionResolver(latchkey, { cookies: true });
+    const oversized = `${s.jwt}${'A'.repeat(8001)}`;
+    const { session } = await resolver(
+      hostRequest({ cookie: `__Host-latchkey_session=${s.token}; __Host-latchkey_session_jwt=${oversized}` }),
+    );
+    expect(session.kind === 'error' && session.error.errorType).toBe('invalid_field');
+  });
+});
+
+describe('a storage that fails while naming the App', () => {
+  it('is a fault of the server (thrown), not a 401 for the client', async () => {
+    const latchkey = createLatchkey({ storage: memoryStorage(), secret: TEST_SECRET });
+    const { app_id } = await latchkey.apps.create({ name: 'Down' });
+    const { user_id } = await latchkey.users.create(app_id, { email: 'down@example.com' });
+    const issued = await latchkey.sessions.issue(app_id, user_id, factor('down@example.com'), {
+      session_expires_in: 60,
+    });
+    const down = {
+      sessions: latchkey.sessions,
+      apps: {
+        ...latchkey.apps,
+        get: async () => {
+          throw new Error('storage down');
+        },
+      },
+    };
+    await expect(
+      hostSessionResolver(down, {})(hostRequest({ authorization: `Bearer ${issued.session_jwt}` })),
+    ).rejects.toThrow('storage down');
   });
 });

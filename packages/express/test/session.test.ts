@@ -4,6 +4,7 @@ import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { latchkeyRouter, optionalSession, requireSession, revokeSession } from '../src/index.js';
+import { expressCookieSite } from '../src/session.js';
 
 const sent: OutboundMessage[] = [];
 const latchkey = createLatchkey({
@@ -202,6 +203,33 @@ describe('session cookies', () => {
     expect(cookiesOf(after)).toHaveLength(2); // dead cookies are cleared
   });
 
+  it('a bad bearer beside good cookies: 401 for the bearer, and the cookies are left alone', async () => {
+    const h = host(app.app_id);
+    const s = await signIn(h, app.public_token, 'bearer-beside-cookies@example.com');
+    const res = await request(h)
+      .get('/cookie-token/me')
+      .set('authorization', 'Bearer lks_not_a_session')
+      .set('cookie', cookieHeader(cookiesOf(s)));
+    expectErrorShape(res, 401, 'session_not_found');
+    expect(cookiesOf(res)).toEqual([]);
+  });
+
+  it('revokeSession ends a session whose JWT has expired (its only credential), by bearer or cookie', async () => {
+    const h = host(app.app_id);
+    expectErrorShape(await request(h).post('/logout'), 401, 'session_required');
+    for (const by of ['bearer', 'cookie'] as const) {
+      const s = await signIn(h, app.public_token, `logout-expired-${by}@example.com`);
+      advance(301);
+      const jwt = s.body.session_jwt as string;
+      const logout = request(h).post('/logout').set('sec-fetch-site', 'same-origin');
+      const res = await (by === 'bearer'
+        ? logout.set('authorization', `Bearer ${jwt}`)
+        : logout.set('cookie', `latchkey_session_jwt=${jwt}`));
+      expect(res.status, by).toBe(200);
+      expect(res.body.session_id).toBe(s.body.session.id);
+    }
+  });
+
   it('Secure except on localhost', async () => {
     const h = host(app.app_id);
     const s = await signIn(h, app.public_token, 'secure@example.com');
@@ -393,6 +421,11 @@ describe('behind a TLS proxy', () => {
       .set('cookie', jar);
     expect(ok.status).toBe(200);
     expect(ok.body.user_id).toBe(s.body.user_id);
+  });
+
+  it('an https request Express sees itself (its own TLS, or a trusted proxy) counts as https with no header', () => {
+    const req = { hostname: 'localhost', protocol: 'https', headers: {} } as unknown as express.Request;
+    expect(expressCookieSite(req)).toEqual({ hostname: 'localhost', https: true });
   });
 
   it('Secure where the browser used https, even when the proxy forwards Host: localhost', async () => {

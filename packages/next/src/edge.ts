@@ -79,6 +79,7 @@ export async function verifyEdgeSession(
 ): Promise<EdgeSessionResult> {
   const bearer = bearerCredential(request.headers.get('authorization'));
   const naming = options.cookies ? (options.cookies === true ? {} : options.cookies) : undefined;
+  // With a bearer the cookies are not read (nor refreshable): the bearer decides.
   const sent =
     naming && !bearer
       ? readSessionCookies(request.headers.get('cookie'), sessionCookieNames(naming, hostOf(request)))
@@ -89,7 +90,7 @@ export async function verifyEdgeSession(
   if (bearer) jwt = 'session_jwt' in bearer ? bearer.session_jwt : undefined;
   else jwt = sent.jwt;
   // A bearer session token needs storage: the edge cannot check it.
-  if (jwt === undefined) return { session: null, refreshable: !bearer && hasToken };
+  if (jwt === undefined) return { session: null, refreshable: hasToken };
   try {
     const { payload } = await jwtVerify(jwt, keySet(String(options.jwksUrl)), {
       issuer: options.issuer ?? 'latchkey',
@@ -107,7 +108,7 @@ export async function verifyEdgeSession(
     return { session: { app_id: options.appId, user_id: sub, session_id: sid, factors, expires_at: exp } };
   } catch (err) {
     if (err instanceof JOSEError && !(err instanceof JWKSTimeout)) {
-      return { session: null, refreshable: !bearer && hasToken && err instanceof JWTExpired };
+      return { session: null, refreshable: hasToken && err instanceof JWTExpired };
     }
     throw err; // the JWKS could not be fetched: a fault of the server, not of the client
   }

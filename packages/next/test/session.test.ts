@@ -323,6 +323,25 @@ describe('@latchkey/next/edge', () => {
       refreshable: true,
     });
     vi.useRealTimers();
+    // Not refreshable: a JWT cookie that fails for another reason than expiry, or a bearer sent
+    // (a token, which the edge cannot check) even with the token cookie beside it.
+    const forged = new Headers({
+      host: 'shop.example.com',
+      cookie: `__Host-latchkey_session=${s.token}; __Host-latchkey_session_jwt=${s.jwt.slice(0, -4)}AAAA`,
+    });
+    expect(await verifyEdgeSession({ headers: forged }, { ...options(), cookies: true })).toEqual({
+      session: null,
+      refreshable: false,
+    });
+    const withBearer = new Headers({
+      host: 'shop.example.com',
+      authorization: `Bearer ${s.token}`,
+      cookie: `__Host-latchkey_session=${s.token}`,
+    });
+    expect(await verifyEdgeSession({ headers: withBearer }, { ...options(), cookies: true })).toEqual({
+      session: null,
+      refreshable: false,
+    });
   });
 
   it('bundles to jose and the import-free credential module, nothing else', async () => {

@@ -259,6 +259,9 @@ export function authRepoCases(storage: () => Storage): void {
       expect(await s.sessions.appIdByTokenHash(mine.token_hash)).toBe(app.id);
       expect(await s.sessions.appIdByTokenHash(theirs.token_hash)).toBe(other.app.id);
       expect(await s.sessions.appIdByTokenHash(uid('nope'))).toBeNull();
+      // A hash two Apps hold (which chance never makes) names neither.
+      await s.sessions.insert({ ...makeSession(other.app.id, other.user.id), token_hash: mine.token_hash });
+      expect(await s.sessions.appIdByTokenHash(mine.token_hash)).toBeNull();
     });
 
     it('extends (never shortens), appends factors and refreshes activity', async () => {

@@ -36,12 +36,24 @@ export function sessionCookieNames(
   naming: SessionCookieNaming,
   hostname: string,
 ): { token: string; jwt: string } {
-  const prefixed = naming.secure ?? !isLocalHostname(hostname);
-  const prefix = !prefixed ? '' : naming.domain || (naming.path ?? '/') !== '/' ? '__Secure-' : '__Host-';
-  return {
+  return sessionCookieNamer(naming)(hostname);
+}
+
+/**
+ * `sessionCookieNames` with both possible answers worked out once: the per-request part is one
+ * host name test, no string building (the adapters' session checks call it on every request).
+ */
+export function sessionCookieNamer(
+  naming: SessionCookieNaming,
+): (hostname: string) => { token: string; jwt: string } {
+  const names = (prefix: string) => ({
     token: naming.tokenName ?? `${prefix}${SESSION_COOKIE_NAMES.token}`,
     jwt: naming.jwtName ?? `${prefix}${SESSION_COOKIE_NAMES.jwt}`,
-  };
+  });
+  const bare = names('');
+  const prefixed = names(naming.domain || (naming.path ?? '/') !== '/' ? '__Secure-' : '__Host-');
+  if (naming.secure !== undefined) return () => (naming.secure ? prefixed : bare);
+  return (hostname) => (isLocalHostname(hostname) ? bare : prefixed);
 }
 
 export type SessionCredential = { session_jwt: string } | { session_token: string };

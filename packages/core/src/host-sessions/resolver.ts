@@ -6,7 +6,6 @@ import {
   type CookieSite,
   clearedSessionCookies,
   cookieSite,
-  type ResolvedCookieOptions,
   resolveCookieOptions,
   type SessionCookieOptions,
   sessionCookies,
@@ -16,7 +15,7 @@ import {
   bearerJwt,
   readSessionCookies,
   type SessionCredential,
-  sessionCookieNames,
+  sessionCookieNamer,
 } from './credentials.js';
 import { crossSiteVerdict } from './csrf.js';
 import { warnUntrustedProxy } from './proxy-warning.js';
@@ -73,6 +72,7 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
   const mode = options.mode ?? 'jwt';
   const cookies = resolveCookieOptions(options.cookies);
   const appOf = credentialApp(latchkey, options.app_id);
+  const namesOn = sessionCookieNamer(cookies ?? {});
 
   const resolveSession = async (
     request: HostRequest,
@@ -86,7 +86,7 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
       if (!isLatchkeyError(err) || err.status >= 500) throw err;
       // Cookies naming no live session (or named twice) are dropped, so the browser stops sending them.
       const dead = err.status === 401 || err.errorType === 'repeated_session_cookie';
-      if (cookies && dead && usedCookies(request, cookies))
+      if (cookies && dead && usedCookies(request, namesOn(request.hostname)))
         setCookies.push(...clearedSessionCookies(cookies, siteOf(request)));
       return { session: { kind: 'error', error: err }, setCookies };
     }
@@ -111,7 +111,7 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
     let jwt: string | undefined;
     if (authorization !== undefined) jwt = bearerJwt(authorization);
     else if (cookies && cookie !== undefined && (method === 'GET' || method === 'HEAD')) {
-      const sent = readSessionCookies(cookie, sessionCookieNames(cookies, host?.hostname ?? ''));
+      const sent = readSessionCookies(cookie, namesOn(host?.hostname ?? ''));
       if (!sent.repeated) jwt = sent.jwt;
     }
     return jwt === undefined ? undefined : latchkey.sessions.checkKnownJwt(options.app_id, jwt);
@@ -132,7 +132,7 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
       return { kind: 'session', auth, appId, credential: bearer };
     }
     if (!cookies) return { kind: 'none' };
-    const sent = readSessionCookies(request.header('cookie'), sessionCookieNames(cookies, request.hostname));
+    const sent = readSessionCookies(request.header('cookie'), namesOn(request.hostname));
     if (sent.repeated) throw new LatchkeyError('repeated_session_cookie');
     const { token, jwt } = sent;
     if (token === undefined && jwt === undefined) return { kind: 'none' };
@@ -213,9 +213,9 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
 const siteOf = (request: HostRequest): CookieSite =>
   cookieSite(request.hostname, request.origin.startsWith('https:') ? 'https' : 'http', request.header);
 
-function usedCookies(request: HostRequest, cookies: ResolvedCookieOptions): boolean {
+function usedCookies(request: HostRequest, names: { token: string; jwt: string }): boolean {
   if (bearerCredential(request.header('authorization')) !== undefined) return false;
-  const sent = readSessionCookies(request.header('cookie'), sessionCookieNames(cookies, request.hostname));
+  const sent = readSessionCookies(request.header('cookie'), names);
   return sent.token !== undefined || sent.jwt !== undefined || sent.repeated;
 }
 
