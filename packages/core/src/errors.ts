@@ -8,6 +8,11 @@ export const errorCatalogue = {
   missing_field: { status: 400, message: 'A required field is missing.' },
   invalid_field: { status: 400, message: 'A field has the wrong type, format or range.' },
   unknown_field: { status: 400, message: 'The request has a field this endpoint does not accept.' },
+  repeated_session_cookie: {
+    status: 400,
+    message:
+      "The request carries a session cookie name twice (one set by another subdomain or path): refused rather than picking one. Clear this site's cookies and sign in again.",
+  },
   invalid_email: { status: 400, message: 'The email address is not valid.' },
   invalid_phone_number: {
     status: 400,
@@ -183,6 +188,11 @@ export const errorCatalogue = {
     status: 403,
     message:
       "A request signed in by cookie that changes state must come from the host's own origin or one of the App's allowed origins.",
+  },
+  https_behind_untrusted_proxy: {
+    status: 403,
+    message:
+      "This request signed in by cookie came from this host's own https origin, but the host sees it as http: it sits behind a TLS proxy it does not trust. The operator must set Express's `app.set('trust proxy', …)` (docs/host-sessions.md).",
   },
   // 404: unknown, or another App's, resource
   route_not_found: { status: 404, message: 'No route matches this path.' },

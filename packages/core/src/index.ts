@@ -32,21 +32,27 @@ export { errorCatalogue, isLatchkeyError, LatchkeyError } from './errors.js';
 export type { EventHandler } from './events/hooks.js';
 export type { EventListQuery, EventRecord, EventRepo } from './events/repo.js';
 export type { EventService } from './events/service.js';
-export type { ResolvedCookieOptions, SessionCookieOptions } from './host-sessions/cookies.js';
+export type { CookieSite, ResolvedCookieOptions, SessionCookieOptions } from './host-sessions/cookies.js';
 export {
   clearedSessionCookies,
+  cookieSite,
   cookiesForApiAnswer,
   resolveCookieOptions,
   sessionCookies,
 } from './host-sessions/cookies.js';
-export type { SessionCredential } from './host-sessions/credentials.js';
+export type { SessionCookieNaming, SessionCredential } from './host-sessions/credentials.js';
 export {
   bearerCredential,
+  isLocalHostname,
+  jwtAudience,
   looksLikeJwt,
   parseCookies,
+  readSessionCookies,
   SESSION_COOKIE_NAMES,
+  sessionCookieNames,
 } from './host-sessions/credentials.js';
-export { crossSiteRefused } from './host-sessions/csrf.js';
+export type { CrossSiteVerdict } from './host-sessions/csrf.js';
+export { crossSiteVerdict } from './host-sessions/csrf.js';
 export { hostErrorBody } from './host-sessions/error.js';
 export type {
   HostRequest,

@@ -1,4 +1,10 @@
-import { createLatchkey, type Latchkey, type LatchkeyOptions, type OutboundMessage } from '@latchkey/core';
+import {
+  createLatchkey,
+  type Latchkey,
+  type LatchkeyOptions,
+  type OutboundMessage,
+  type Storage,
+} from '@latchkey/core';
 import { memoryStorage } from '@latchkey/memory';
 
 /** A clock tests move by hand. */
@@ -103,4 +109,26 @@ export async function appWithSettings(settings: Record<string, unknown> = {}) {
   const t = await testApp(latchkey);
   if (Object.keys(settings).length) await latchkey.apps.updateSettings(t.app_id, settings);
   return { t, latchkey, clock, sender };
+}
+
+/** The storage, with every repo call it receives recorded as `repo.method`. */
+export function countingStorage(inner: Storage) {
+  const calls: string[] = [];
+  const storage = new Proxy(inner, {
+    get(target, repoName, receiver) {
+      const repo = Reflect.get(target, repoName, receiver);
+      if (typeof repo !== 'object' || repo === null) return repo;
+      return new Proxy(repo, {
+        get(r, method, rr) {
+          const fn = Reflect.get(r, method, rr);
+          if (typeof fn !== 'function') return fn;
+          return (...args: unknown[]) => {
+            calls.push(`${String(repoName)}.${String(method)}`);
+            return fn.apply(r, args);
+          };
+        },
+      });
+    },
+  });
+  return { storage, calls, reset: () => void calls.splice(0) };
 }

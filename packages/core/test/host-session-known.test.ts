@@ -55,12 +55,25 @@ describe('hostSessionResolver(…).known', () => {
     await latchkey.sessions.check({ app_id, session_jwt: jwt, mode: 'jwt' });
 
     expect(jwtMode.known('GET', `Bearer ${jwt}`, undefined)?.user_id).toBe(user_id);
-    expect(jwtMode.known('HEAD', undefined, cookie)?.user_id).toBe(user_id);
+    const local = { hostname: 'localhost' };
+    const prod = { hostname: 'shop.example.com' };
+    expect(jwtMode.known('HEAD', undefined, cookie, local)?.user_id).toBe(user_id);
+    expect(jwtMode.known('GET', undefined, `__Host-latchkey_session_jwt=${jwt}`, prod)?.user_id).toBe(
+      user_id,
+    );
+    // The names follow the host: a bare cookie on a production host, a prefixed one on localhost.
+    expect(jwtMode.known('GET', undefined, cookie, prod)).toBeUndefined();
+    expect(jwtMode.known('GET', undefined, `__Host-latchkey_session_jwt=${jwt}`, local)).toBeUndefined();
+    // A name sent twice goes to the async path, which refuses it.
+    expect(jwtMode.known('GET', undefined, `${cookie}; ${cookie}`, local)).toBeUndefined();
+    expect(jwtMode.known('GET', undefined, `${cookie}; latchkey_session_jwt=x`, local)).toBeUndefined();
+    // No app_id: the JWT's own App.
+    expect(hostSessionResolver(latchkey, {}).known('GET', `Bearer ${jwt}`, undefined)?.app_id).toBe(app_id);
     // A state-changing request by cookie goes through the CSRF check; a bearer that is not this JWT
     // wins over the cookie; token mode always reads storage.
-    expect(jwtMode.known('POST', undefined, cookie)).toBeUndefined();
-    expect(jwtMode.known('GET', `Bearer ${issued.session_token}`, cookie)).toBeUndefined();
-    expect(hostSessionResolver(latchkey, { app_id }).known('GET', undefined, cookie)).toBeUndefined();
+    expect(jwtMode.known('POST', undefined, cookie, local)).toBeUndefined();
+    expect(jwtMode.known('GET', `Bearer ${issued.session_token}`, cookie, local)).toBeUndefined();
+    expect(hostSessionResolver(latchkey, { app_id }).known('GET', undefined, cookie, local)).toBeUndefined();
     expect(
       hostSessionResolver(latchkey, { app_id, mode: 'token' }).known('GET', `Bearer ${jwt}`, undefined),
     ).toBeUndefined();

@@ -3,31 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { memoryStorage } from '@latchkey/memory';
 import { decodeJwt } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLatchkey, type Factor, type Storage, verifySessionJwt } from '../src/index.js';
+import { createLatchkey, type Factor, verifySessionJwt } from '../src/index.js';
 import { KEY_REFRESH_GAP_SECONDS } from '../src/sessions/app-keys.js';
-import { manualClock, TEST_SECRET } from './helpers.js';
-
-/** The storage, with every repo call it receives recorded as `repo.method`. */
-function countingStorage(inner: Storage) {
-  const calls: string[] = [];
-  const storage = new Proxy(inner, {
-    get(target, repoName, receiver) {
-      const repo = Reflect.get(target, repoName, receiver);
-      if (typeof repo !== 'object' || repo === null) return repo;
-      return new Proxy(repo, {
-        get(r, method, rr) {
-          const fn = Reflect.get(r, method, rr);
-          if (typeof fn !== 'function') return fn;
-          return (...args: unknown[]) => {
-            calls.push(`${String(repoName)}.${String(method)}`);
-            return fn.apply(r, args);
-          };
-        },
-      });
-    },
-  });
-  return { storage, calls, reset: () => void calls.splice(0) };
-}
+import { countingStorage, manualClock, TEST_SECRET } from './helpers.js';
 
 const factor: Factor = {
   type: 'otp',

@@ -15,7 +15,7 @@ import type {
 import { isApiPath, PLAIN_PATH } from './api-path.js';
 import { answerError } from './error-answer.js';
 import { sendResponse } from './send-response.js';
-import { appendCookies } from './session.js';
+import { appendCookies, expressCookieSite } from './session.js';
 import { settleUnreadBody } from './unread-body.js';
 import { webRequest } from './web-request.js';
 
@@ -67,7 +67,7 @@ export function latchkeyRouter(
             .clone()
             .text()
             .then((text) => {
-              appendCookies(res, cookiesForApiAnswer(cookies, req.hostname ?? '', req.path, text));
+              appendCookies(res, cookiesForApiAnswer(cookies, expressCookieSite(req), req.path, text));
               return answer(req, res, response);
             });
         return answer(req, res, response);

@@ -1,5 +1,7 @@
 import {
+  type CookieSite,
   clearedSessionCookies,
+  cookieSite,
   type HostRequest,
   type HostSessionOptions,
   hostErrorBody,
@@ -62,7 +64,7 @@ export function revokeSession(
         if (session.kind === 'error') return sendError(res, session.error);
         if (session.kind === 'none') return sendError(res, new LatchkeyError('session_required'));
         const revoked = await latchkey.sessions.revoke(session.appId, session.credential);
-        if (cookies) appendCookies(res, clearedSessionCookies(cookies, req.hostname ?? ''));
+        if (cookies) appendCookies(res, clearedSessionCookies(cookies, expressCookieSite(req)));
         res.status(200).json(revoked);
       })
       .catch((err: unknown) => (isLatchkeyError(err) ? sendError(res, err) : next(err)));
@@ -73,7 +75,7 @@ function sessionMiddleware(latchkey: LatchkeySessions, options: SessionMiddlewar
   const resolve = hostSessionResolver(latchkey, options);
   return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
     // A JWT verified before: the host's handler runs in this same tick, no promise in between.
-    const known = resolve.known(req.method, req.headers.authorization, req.headers.cookie);
+    const known = resolve.known(req.method, req.headers.authorization, req.headers.cookie, req);
     if (known !== undefined) {
       req.auth = known;
       next();
@@ -96,10 +98,7 @@ function sessionMiddleware(latchkey: LatchkeySessions, options: SessionMiddlewar
 function hostRequest(req: ExpressRequest): HostRequest {
   return {
     method: req.method,
-    header: (name) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value[0] : value;
-    },
+    header: (name) => firstHeader(req, name),
     // Read only when a cookie is involved: Express works both out per call (trust proxy, headers).
     get origin() {
       return `${req.protocol}://${req.get('host') ?? ''}`;
@@ -108,6 +107,16 @@ function hostRequest(req: ExpressRequest): HostRequest {
       return req.hostname ?? '';
     },
   };
+}
+
+const firstHeader = (req: ExpressRequest, name: string): string | undefined => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** Where a session cookie goes: the host name and scheme Express sees, and the browser's https. */
+export function expressCookieSite(req: ExpressRequest): CookieSite {
+  return cookieSite(req.hostname ?? '', req.protocol, (name) => firstHeader(req, name));
 }
 
 export function appendCookies(res: ExpressResponse, setCookies: readonly string[]): void {

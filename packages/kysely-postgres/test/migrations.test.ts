@@ -60,6 +60,7 @@ const ALL = [
   '0010_wallet_policies',
   '0011_events_webhooks',
   '0012_webhook_fairness',
+  '0013_session_token_hash',
 ];
 
 // "column type nullable", in table order.
@@ -456,6 +457,7 @@ for (const [name, open] of Object.entries(openers)) {
       expect(def('phone_numbers_app_id_user_id_idx')).toMatch(/\(app_id, user_id\)$/);
       expect(def('emails_app_id_address_key')).toMatch(/UNIQUE INDEX .*\(app_id, address\)$/);
       expect(def('sessions_app_id_token_hash_idx')).toMatch(/\(app_id, token_hash\)$/);
+      expect(def('sessions_token_hash_idx')).toMatch(/ON \S+\.sessions USING btree \(token_hash\)$/);
       expect(def('sessions_app_id_user_id_idx')).toMatch(/\(app_id, user_id\)$/);
       expect(def('signing_keys_one_active_idx')).toMatch(
         /UNIQUE INDEX .*\(app_id\) WHERE \(retired_at IS NULL\)$/,

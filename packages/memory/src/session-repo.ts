@@ -18,6 +18,10 @@ export function memorySessionRepo(rows: Map<string, SessionRecord>): SessionRepo
       const row = [...rows.values()].find((r) => r.app_id === appId && r.token_hash === tokenHash);
       return row ? copy(row) : null;
     },
+    async appIdByTokenHash(tokenHash) {
+      const apps = [...rows.values()].filter((r) => r.token_hash === tokenHash).map((r) => r.app_id);
+      return apps.length === 1 ? apps[0]! : null;
+    },
     async touch(appId, id, now, change) {
       const row = owned(appId, id);
       if (!row || row.revoked_at !== null || row.expires_at <= now) return null;

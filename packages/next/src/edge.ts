@@ -1,4 +1,9 @@
-import { bearerCredential, parseCookies, SESSION_COOKIE_NAMES } from '@latchkey/core/credentials';
+import {
+  bearerCredential,
+  readSessionCookies,
+  type SessionCookieNaming,
+  sessionCookieNames,
+} from '@latchkey/core/credentials';
 // jose's subpaths, not its index: the index also brings JWE, whose deflate the edge runtime lacks.
 import { JOSEError, JWKSTimeout, JWTExpired } from 'jose/errors';
 import { createRemoteJWKSet } from 'jose/jwks/remote';
@@ -17,8 +22,13 @@ export interface EdgeSessionOptions {
   appId: string;
   /** The JWTs' issuer; default `latchkey` (the `jwt_issuer` option of createLatchkey). */
   issuer?: string;
-  /** Read the session JWT cookie too (when no bearer JWT is sent); off by default. */
-  cookies?: boolean | { jwtName?: string; tokenName?: string };
+  /**
+   * Read the session JWT cookie too (when no bearer JWT is sent); off by default. Give the same
+   * cookie options as `latchkeyHandlers` (names, domain, path, secure): the default names
+   * depend on them and on the request's host. A request carrying a cookie name twice has no
+   * session here (a Node route answers it `repeated_session_cookie`).
+   */
+  cookies?: boolean | SessionCookieNaming;
 }
 
 /** The verified session, in the shape of `SessionCheck`. */
@@ -52,20 +62,35 @@ function keySet(url: string): ReturnType<typeof createRemoteJWKSet> {
   return set;
 }
 
+/** The request's host name without port: `Host`, else the URL's. */
+function hostOf(request: { headers: { get(name: string): string | null }; url?: string }): string {
+  const host = request.headers.get('host');
+  try {
+    return new URL(`http://${host ?? ''}`).hostname || (request.url ? new URL(request.url).hostname : '');
+  } catch {
+    return '';
+  }
+}
+
 /** Checks the request's session JWT (bearer, else the JWT cookie when `cookies` is set). */
 export async function verifyEdgeSession(
-  request: { headers: { get(name: string): string | null } },
+  request: { headers: { get(name: string): string | null }; url?: string },
   options: EdgeSessionOptions,
 ): Promise<EdgeSessionResult> {
   const bearer = bearerCredential(request.headers.get('authorization'));
-  const names = options.cookies ? (options.cookies === true ? {} : options.cookies) : undefined;
-  const jar = names ? parseCookies(request.headers.get('cookie')) : new Map<string, string>();
-  const hasToken = names !== undefined && !!jar.get(names.tokenName ?? SESSION_COOKIE_NAMES.token);
+  const naming = options.cookies ? (options.cookies === true ? {} : options.cookies) : undefined;
+  // With a bearer the cookies are not read (nor refreshable): the bearer decides.
+  const sent =
+    naming && !bearer
+      ? readSessionCookies(request.headers.get('cookie'), sessionCookieNames(naming, hostOf(request)))
+      : { token: undefined, jwt: undefined, repeated: false };
+  if (sent.repeated) return { session: null, refreshable: false };
+  const hasToken = sent.token !== undefined;
   let jwt: string | undefined;
   if (bearer) jwt = 'session_jwt' in bearer ? bearer.session_jwt : undefined;
-  else if (names) jwt = jar.get(names.jwtName ?? SESSION_COOKIE_NAMES.jwt) || undefined;
+  else jwt = sent.jwt;
   // A bearer session token needs storage: the edge cannot check it.
-  if (jwt === undefined) return { session: null, refreshable: !bearer && hasToken };
+  if (jwt === undefined) return { session: null, refreshable: hasToken };
   try {
     const { payload } = await jwtVerify(jwt, keySet(String(options.jwksUrl)), {
       issuer: options.issuer ?? 'latchkey',
@@ -83,7 +108,7 @@ export async function verifyEdgeSession(
     return { session: { app_id: options.appId, user_id: sub, session_id: sid, factors, expires_at: exp } };
   } catch (err) {
     if (err instanceof JOSEError && !(err instanceof JWKSTimeout)) {
-      return { session: null, refreshable: !bearer && hasToken && err instanceof JWTExpired };
+      return { session: null, refreshable: hasToken && err instanceof JWTExpired };
     }
     throw err; // the JWKS could not be fetched: a fault of the server, not of the client
   }

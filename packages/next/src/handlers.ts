@@ -1,4 +1,5 @@
 import {
+  cookieSite,
   cookiesForApiAnswer,
   type Latchkey,
   resolveCookieOptions,
@@ -74,7 +75,12 @@ export function latchkeyHandlers(
     if (!cookies || request.method !== 'POST' || response.status !== 200) return response;
     const url = new URL(forwarded.url);
     const body = await response.clone().text();
-    return withCookies(response, cookiesForApiAnswer(cookies, url.hostname, url.pathname, body));
+    const site = cookieSite(
+      url.hostname,
+      url.protocol.slice(0, -1),
+      (name) => request.headers.get(name) ?? undefined,
+    );
+    return withCookies(response, cookiesForApiAnswer(cookies, site, url.pathname, body));
   };
   return { GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle };
 }

@@ -188,6 +188,79 @@ describe('cookies', () => {
   });
 });
 
+describe('several Apps on one instance', () => {
+  it('getSession without app_id takes each session’s own App; with app_id the other App’s is refused', async () => {
+    const second = await latchkey.apps.create({ name: 'Second host' });
+    const mine = await signIn(latchkey, appId, 'apps-mine@example.com');
+    const theirs = await signIn(latchkey, second.app_id, 'apps-theirs@example.com');
+    for (const [s, app] of [
+      [mine, appId],
+      [theirs, second.app_id],
+    ] as const) {
+      for (const mode of ['jwt', 'token'] as const) {
+        for (const credential of [s.jwt, s.token]) {
+          const auth = await getSession(latchkey, { headers: bearer(credential) }, { mode });
+          expect(auth, `${mode} ${credential.slice(0, 8)}`).toMatchObject({ app_id: app, user_id: s.userId });
+        }
+      }
+    }
+    for (const [credential, errorType] of [
+      [theirs.jwt, 'invalid_session_jwt'],
+      [theirs.token, 'session_not_found'],
+    ] as const) {
+      const { session } = await checkSession(latchkey, { headers: bearer(credential) }, { app_id: appId });
+      expect(session).toMatchObject({ kind: 'error', error: { errorType } });
+    }
+    const route = withSession(latchkey, (_req, auth) => Response.json({ app_id: auth.app_id }));
+    for (const [credential, errorType] of [
+      ['abc.def.ghi', 'invalid_session_jwt'],
+      ['lks_made_up', 'session_not_found'],
+    ] as const) {
+      await expectError(
+        await route(new Request(`${ORIGIN}/me`, { headers: bearer(credential) }), {}),
+        401,
+        errorType,
+      );
+    }
+    expect(
+      await (await route(new Request(`${ORIGIN}/me`, { headers: bearer(theirs.jwt) }), {})).json(),
+    ).toEqual({
+      app_id: second.app_id,
+    });
+  });
+});
+
+describe('cookies on a production origin', () => {
+  it('__Host- names with Secure; a name sent twice is refused with 400', async () => {
+    const { POST } = latchkeyHandlers(latchkey, { cookies: true });
+    const s = await signIn(latchkey, appId, 'prod-cookies@example.com');
+    const auth = await POST(
+      new Request('https://shop.example.com/api/v1/auth/sessions/authenticate', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${publicToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ session_token: s.token }),
+      }),
+    );
+    const set = auth.headers.getSetCookie();
+    expect(set.map((c) => c.split('=')[0])).toEqual([
+      '__Host-latchkey_session',
+      '__Host-latchkey_session_jwt',
+    ]);
+    for (const c of set) expect(c).toMatch(/; Secure; SameSite=Lax$/);
+    const jar = set.map((c) => c.split(';')[0]).join('; ');
+    const route = withSession(latchkey, (_req, a) => Response.json({ user_id: a.user_id }), {
+      cookies: true,
+    });
+    const get = (cookie: string) =>
+      route(new Request('https://shop.example.com/me', { headers: { cookie } }), {});
+    expect(await (await get(jar)).json()).toEqual({ user_id: s.userId });
+    const tossed = await get(`${jar}; __Host-latchkey_session_jwt=x.y.z`);
+    await expectError(tossed, 400, 'repeated_session_cookie');
+    expect(tossed.headers.getSetCookie()).toHaveLength(2);
+    await expectError(await get(jar.replaceAll('__Host-', '')), 401, 'session_required');
+  });
+});
+
 describe('@latchkey/next/edge', () => {
   const options = () => ({ jwksUrl: `${jwksBase}/v1/auth/sessions/jwks/${appId}`, appId });
 
@@ -196,9 +269,30 @@ describe('@latchkey/next/edge', () => {
     expect(await verifyEdgeSession({ headers: bearer(s.jwt) }, options())).toEqual({
       session: expect.objectContaining({ app_id: appId, user_id: s.userId, session_id: s.sessionId }),
     });
-    const cookie = new Headers({ cookie: `latchkey_session_jwt=${s.jwt}` });
+    const cookie = new Headers({ host: 'shop.example.com', cookie: `__Host-latchkey_session_jwt=${s.jwt}` });
     expect(
       (await verifyEdgeSession({ headers: cookie }, { ...options(), cookies: true })).session?.user_id,
+    ).toBe(s.userId);
+    // On localhost the names are bare; on a production host a bare name is not read (a sibling
+    // subdomain could have set it), and a name sent twice means no session.
+    const local = new Headers({ host: 'localhost:3000', cookie: `latchkey_session_jwt=${s.jwt}` });
+    expect(
+      (await verifyEdgeSession({ headers: local }, { ...options(), cookies: true })).session?.user_id,
+    ).toBe(s.userId);
+    for (const jar of [
+      `latchkey_session_jwt=${s.jwt}`,
+      `__Host-latchkey_session_jwt=${s.jwt}; __Host-latchkey_session_jwt=${s.jwt}`,
+    ]) {
+      const headers = new Headers({ host: 'shop.example.com', cookie: jar });
+      expect(await verifyEdgeSession({ headers }, { ...options(), cookies: true })).toEqual({
+        session: null,
+        refreshable: false,
+      });
+    }
+    const named = new Headers({ host: 'shop.example.com', cookie: `mine=${s.jwt}` });
+    expect(
+      (await verifyEdgeSession({ headers: named }, { ...options(), cookies: { jwtName: 'mine' } })).session
+        ?.user_id,
     ).toBe(s.userId);
     expect((await verifyEdgeSession({ headers: cookie }, options())).session).toBeNull();
     expect(await verifyEdgeSession({ headers: new Headers() }, options())).toEqual({
@@ -216,7 +310,10 @@ describe('@latchkey/next/edge', () => {
 
   it('an expired JWT cookie beside the token cookie is refreshable', async () => {
     const s = await signIn(latchkey, appId, 'edge-expired@example.com');
-    const headers = new Headers({ cookie: `latchkey_session=${s.token}; latchkey_session_jwt=${s.jwt}` });
+    const headers = new Headers({
+      host: 'shop.example.com',
+      cookie: `__Host-latchkey_session=${s.token}; __Host-latchkey_session_jwt=${s.jwt}`,
+    });
     const [, payload] = s.jwt.split('.');
     const { exp } = JSON.parse(Buffer.from(payload!, 'base64url').toString());
     vi.useFakeTimers({ toFake: ['Date'] });
@@ -226,6 +323,25 @@ describe('@latchkey/next/edge', () => {
       refreshable: true,
     });
     vi.useRealTimers();
+    // Not refreshable: a JWT cookie that fails for another reason than expiry, or a bearer sent
+    // (a token, which the edge cannot check) even with the token cookie beside it.
+    const forged = new Headers({
+      host: 'shop.example.com',
+      cookie: `__Host-latchkey_session=${s.token}; __Host-latchkey_session_jwt=${s.jwt.slice(0, -4)}AAAA`,
+    });
+    expect(await verifyEdgeSession({ headers: forged }, { ...options(), cookies: true })).toEqual({
+      session: null,
+      refreshable: false,
+    });
+    const withBearer = new Headers({
+      host: 'shop.example.com',
+      authorization: `Bearer ${s.token}`,
+      cookie: `__Host-latchkey_session=${s.token}`,
+    });
+    expect(await verifyEdgeSession({ headers: withBearer }, { ...options(), cookies: true })).toEqual({
+      session: null,
+      refreshable: false,
+    });
   });
 
   it('bundles to jose and the import-free credential module, nothing else', async () => {

@@ -249,6 +249,21 @@ export function authRepoCases(storage: () => Storage): void {
       expect(await s.sessions.findByTokenHash(app.id, uid('nope'))).toBeNull();
     });
 
+    it('names the App of a token hash across Apps, and none for an unknown hash', async () => {
+      const { s, app, user } = await setup();
+      const other = await setup();
+      const mine = makeSession(app.id, user.id);
+      const theirs = makeSession(other.app.id, other.user.id);
+      await s.sessions.insert(mine);
+      await s.sessions.insert(theirs);
+      expect(await s.sessions.appIdByTokenHash(mine.token_hash)).toBe(app.id);
+      expect(await s.sessions.appIdByTokenHash(theirs.token_hash)).toBe(other.app.id);
+      expect(await s.sessions.appIdByTokenHash(uid('nope'))).toBeNull();
+      // A hash two Apps hold (which chance never makes) names neither.
+      await s.sessions.insert({ ...makeSession(other.app.id, other.user.id), token_hash: mine.token_hash });
+      expect(await s.sessions.appIdByTokenHash(mine.token_hash)).toBeNull();
+    });
+
     it('extends (never shortens), appends factors and refreshes activity', async () => {
       const { s, app, user } = await setup();
       const session = makeSession(app.id, user.id);

@@ -30,7 +30,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -48,7 +48,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -121,7 +121,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -139,7 +139,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -220,7 +220,7 @@ export interface paths {
                         "application/json": components["schemas"]["MagicLinkAuthenticateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -323,7 +323,7 @@ export interface paths {
                         "application/json": components["schemas"]["MagicLinkLoginOrCreateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -426,7 +426,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -444,7 +444,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -556,7 +556,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -574,7 +574,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -686,7 +686,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -704,7 +704,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -816,7 +816,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -834,7 +834,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -946,7 +946,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1049,7 +1049,7 @@ export interface paths {
                         "application/json": components["schemas"]["StrengthCheckResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1067,7 +1067,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1161,7 +1161,7 @@ export interface paths {
                         "application/json": components["schemas"]["AuthenticateSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1249,7 +1249,7 @@ export interface paths {
                         "application/json": components["schemas"]["JWKS"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1323,7 +1323,7 @@ export interface paths {
                         "application/json": components["schemas"]["JWKS"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1410,7 +1410,7 @@ export interface paths {
                         "application/json": components["schemas"]["RevokeSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1504,7 +1504,7 @@ export interface paths {
                         "application/json": components["schemas"]["TotpSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1522,7 +1522,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1616,7 +1616,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateTotpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1634,7 +1634,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1737,7 +1737,7 @@ export interface paths {
                         "application/json": components["schemas"]["TotpSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1755,7 +1755,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1849,7 +1849,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyTotpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1867,7 +1867,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1970,7 +1970,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateUserResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1988,7 +1988,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2078,7 +2078,7 @@ export interface paths {
                         "application/json": components["schemas"]["User"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2096,7 +2096,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2173,7 +2173,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2191,7 +2191,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2265,7 +2265,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2283,7 +2283,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2357,7 +2357,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2375,7 +2375,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2449,7 +2449,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2467,7 +2467,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2542,7 +2542,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletChallengeResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2560,7 +2560,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2654,7 +2654,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyWalletResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2760,7 +2760,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnAuthenticationBeginResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2778,7 +2778,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2872,7 +2872,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnAuthenticationCompleteResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2969,7 +2969,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnRegistrationBeginResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2987,7 +2987,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3084,7 +3084,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnRegistrationCreateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3102,7 +3102,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3205,7 +3205,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListEventsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3223,7 +3223,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3288,7 +3288,7 @@ export interface paths {
                         "application/json": components["schemas"]["EventDetail"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3306,7 +3306,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3386,7 +3386,7 @@ export interface paths {
                         "application/json": components["schemas"]["RedeliverResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3404,7 +3404,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3492,7 +3492,7 @@ export interface paths {
                         "application/json": components["schemas"]["Health"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3572,7 +3572,7 @@ export interface paths {
                         "application/json": components["schemas"]["ExportWalletResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3590,7 +3590,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3686,7 +3686,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignMessageResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3704,7 +3704,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3800,7 +3800,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3818,7 +3818,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3914,7 +3914,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignTypedDataResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3932,7 +3932,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4027,7 +4027,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletSignaturesResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4045,7 +4045,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4123,7 +4123,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletBalanceResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4141,7 +4141,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4262,7 +4262,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wallet"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4280,7 +4280,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4374,7 +4374,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wallet"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4392,7 +4392,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4495,7 +4495,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4513,7 +4513,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4582,7 +4582,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletPoliciesResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4600,7 +4600,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4653,7 +4653,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4671,7 +4671,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4770,7 +4770,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4788,7 +4788,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4849,7 +4849,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeleteWalletPolicyResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4867,7 +4867,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4932,7 +4932,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4950,7 +4950,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5034,7 +5034,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5052,7 +5052,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5105,7 +5105,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreatedWebhookEndpoint"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5123,7 +5123,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5207,7 +5207,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5225,7 +5225,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5585,7 +5585,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_recipient_key" | "invalid_transaction" | "invalid_webhook_url" | "webhook_url_not_allowed" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "token_wallet_type_mismatch" | "token_not_on_network" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "invalid_wallet_address" | "unauthorized" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "device_fingerprint_mismatch" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "session_not_found" | "session_required" | "invalid_session_jwt" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "secret_key_required" | "policy_violation" | "cross_site_request" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "totp_not_found" | "wallet_not_found" | "policy_not_found" | "webauthn_credential_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "magic_link_not_found" | "otp_code_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "totp_already_active" | "policy_limit_reached" | "duplicate_wallet" | "duplicate_webauthn_credential" | "wallet_belongs_to_another_user" | "request_too_large" | "unsupported_media_type" | "totp_locked" | "recovery_code_locked" | "rate_limited" | "internal_error" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_recipient_key" | "invalid_transaction" | "invalid_webhook_url" | "webhook_url_not_allowed" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "token_wallet_type_mismatch" | "token_not_on_network" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "invalid_wallet_address" | "unauthorized" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "device_fingerprint_mismatch" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "session_not_found" | "session_required" | "invalid_session_jwt" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "totp_not_found" | "wallet_not_found" | "policy_not_found" | "webauthn_credential_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "magic_link_not_found" | "otp_code_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "totp_already_active" | "policy_limit_reached" | "duplicate_wallet" | "duplicate_webauthn_credential" | "wallet_belongs_to_another_user" | "request_too_large" | "unsupported_media_type" | "totp_locked" | "recovery_code_locked" | "rate_limited" | "internal_error" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;

@@ -1,20 +1,37 @@
-import { SESSION_COOKIE_NAMES } from './credentials.js';
+import { isLocalHostname, sessionCookieNames } from './credentials.js';
 
 /** Session cookies, opt-in: `cookies: true` for the defaults, or the fields to change. */
 export interface SessionCookieOptions {
-  /** The session token's cookie; default `latchkey_session`. */
+  /**
+   * The session token's cookie; default `__Host-latchkey_session` (`__Secure-…` with a `domain`
+   * or another `path`), or `latchkey_session` on a local host. Pass `latchkey_session` to keep
+   * the name used before the prefixes (and give up their protection against cookie tossing).
+   */
   tokenName?: string;
-  /** The session JWT's cookie; default `latchkey_session_jwt`. */
+  /** The session JWT's cookie; default `__Host-latchkey_session_jwt`, named as `tokenName`. */
   jwtName?: string;
   domain?: string;
   /** Default `/`. */
   path?: string;
-  /** Default: Secure everywhere but on localhost (where browsers serve plain http). */
+  /**
+   * Default: Secure everywhere but on a local host reached over plain http (localhost,
+   * 127.0.0.1, ::1, *.localhost), where the names carry no prefix.
+   */
   secure?: boolean;
 }
 
-export type ResolvedCookieOptions = Required<Omit<SessionCookieOptions, 'domain' | 'secure'>> &
-  Pick<SessionCookieOptions, 'domain' | 'secure'>;
+export type ResolvedCookieOptions = Pick<
+  SessionCookieOptions,
+  'tokenName' | 'jwtName' | 'domain' | 'secure'
+> & {
+  path: string;
+};
+
+/** Where the cookies go: the request's host name (without port), and whether the browser used https. */
+export interface CookieSite {
+  hostname: string;
+  https: boolean;
+}
 
 export function resolveCookieOptions(
   option: boolean | SessionCookieOptions | undefined,
@@ -22,26 +39,41 @@ export function resolveCookieOptions(
   if (!option) return null;
   const given = option === true ? {} : option;
   return {
-    tokenName: given.tokenName ?? SESSION_COOKIE_NAMES.token,
-    jwtName: given.jwtName ?? SESSION_COOKIE_NAMES.jwt,
+    ...(given.tokenName === undefined ? {} : { tokenName: given.tokenName }),
+    ...(given.jwtName === undefined ? {} : { jwtName: given.jwtName }),
     path: given.path ?? '/',
     ...(given.domain === undefined ? {} : { domain: given.domain }),
     ...(given.secure === undefined ? {} : { secure: given.secure }),
   };
 }
 
-const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
-const isLocalhost = (hostname: string) => LOCAL_HOSTS.has(hostname) || hostname.endsWith('.localhost');
+/**
+ * Whether the browser reached the host over https, as far as the request shows: its own scheme
+ * (Express's `req.protocol`, right behind a proxy only with `trust proxy`), else an https `Origin`
+ * or `Referer`, else `X-Forwarded-Proto`. Only ever adds Secure: a client claiming https
+ * makes its own cookie stricter, never another's weaker.
+ */
+export function cookieSite(
+  hostname: string,
+  scheme: string,
+  header: (name: string) => string | undefined,
+): CookieSite {
+  const https =
+    scheme === 'https' ||
+    (header('origin') ?? header('referer') ?? '').startsWith('https://') ||
+    (header('x-forwarded-proto') ?? '').split(',')[0]?.trim().toLowerCase() === 'https';
+  return { hostname, https };
+}
 
-/** One `Set-Cookie` value; `hostname` (the request's, without port) decides Secure by default. */
+/** One `Set-Cookie` value. */
 function cookie(
   options: ResolvedCookieOptions,
-  hostname: string,
+  site: CookieSite,
   name: string,
   value: string,
   maxAgeSeconds: number,
 ): string {
-  const secure = options.secure ?? !isLocalhost(hostname);
+  const secure = options.secure ?? (!isLocalHostname(site.hostname) || site.https);
   return [
     `${name}=${encodeURIComponent(value)}`,
     `Path=${options.path}`,
@@ -60,24 +92,23 @@ function cookie(
  */
 export function sessionCookies(
   options: ResolvedCookieOptions,
-  hostname: string,
+  site: CookieSite,
   session: { session_token?: string | undefined; session_jwt?: string | undefined; expiresAt: number },
 ): string[] {
+  const names = sessionCookieNames(options, site.hostname);
   const maxAge = session.expiresAt - Math.floor(Date.now() / 1000);
   const set: string[] = [];
   if (session.session_token !== undefined)
-    set.push(cookie(options, hostname, options.tokenName, session.session_token, maxAge));
+    set.push(cookie(options, site, names.token, session.session_token, maxAge));
   if (session.session_jwt !== undefined)
-    set.push(cookie(options, hostname, options.jwtName, session.session_jwt, maxAge));
+    set.push(cookie(options, site, names.jwt, session.session_jwt, maxAge));
   return set;
 }
 
 /** The `Set-Cookie` values that make the browser drop both session cookies. */
-export function clearedSessionCookies(options: ResolvedCookieOptions, hostname: string): string[] {
-  return [
-    cookie(options, hostname, options.tokenName, '', 0),
-    cookie(options, hostname, options.jwtName, '', 0),
-  ];
+export function clearedSessionCookies(options: ResolvedCookieOptions, site: CookieSite): string[] {
+  const names = sessionCookieNames(options, site.hostname);
+  return [cookie(options, site, names.token, '', 0), cookie(options, site, names.jwt, '', 0)];
 }
 
 /**
@@ -87,11 +118,11 @@ export function clearedSessionCookies(options: ResolvedCookieOptions, hostname: 
  */
 export function cookiesForApiAnswer(
   options: ResolvedCookieOptions,
-  hostname: string,
+  site: CookieSite,
   path: string,
   body: string,
 ): string[] {
-  if (path === '/v1/auth/sessions/revoke') return clearedSessionCookies(options, hostname);
+  if (path === '/v1/auth/sessions/revoke') return clearedSessionCookies(options, site);
   if (!body.includes('"session_jwt"')) return [];
   let parsed: { session_token?: unknown; session_jwt?: unknown; session?: { expires_at?: unknown } };
   try {
@@ -100,7 +131,7 @@ export function cookiesForApiAnswer(
     return [];
   }
   if (typeof parsed.session_jwt !== 'string' || typeof parsed.session?.expires_at !== 'number') return [];
-  return sessionCookies(options, hostname, {
+  return sessionCookies(options, site, {
     session_jwt: parsed.session_jwt,
     ...(typeof parsed.session_token === 'string' ? { session_token: parsed.session_token } : {}),
     expiresAt: parsed.session.expires_at,

@@ -1,22 +1,34 @@
 import { isLatchkeyError, LatchkeyError } from '../errors.js';
 import type { Latchkey } from '../latchkey.js';
 import type { SessionCheck, SessionCheckMode } from '../sessions/schema.js';
+import { credentialApp } from './app-of.js';
 import {
+  type CookieSite,
   clearedSessionCookies,
-  type ResolvedCookieOptions,
+  cookieSite,
   resolveCookieOptions,
   type SessionCookieOptions,
   sessionCookies,
 } from './cookies.js';
-import { bearerCredential, bearerJwt, parseCookies, type SessionCredential } from './credentials.js';
-import { crossSiteRefused } from './csrf.js';
+import {
+  bearerCredential,
+  bearerJwt,
+  readSessionCookies,
+  type SessionCredential,
+  sessionCookieNamer,
+} from './credentials.js';
+import { crossSiteVerdict } from './csrf.js';
+import { warnUntrustedProxy } from './proxy-warning.js';
 
 /** The part of a latchkey instance the host session helpers need. */
 export type LatchkeySessions = Pick<Latchkey, 'sessions' | 'apps'>;
 
 /** Options shared by every adapter's session helpers (`requireSession`, `getSession`, …). */
 export interface HostSessionOptions {
-  /** The App whose sessions are accepted; may be left out when the instance holds one App. */
+  /**
+   * Accept only this App's sessions (another App's get the documented 401). Left out, each
+   * session is checked against its own App: the one a JWT names, the one holding a token.
+   */
   app_id?: string;
   /**
    * `jwt` (default): the JWT's signature with keys held in memory, no storage; a revoked session
@@ -35,7 +47,7 @@ export interface HostRequest {
   header(name: string): string | undefined;
   /** The origin the request was addressed to (`https://shop.example.com`), for the CSRF check. */
   origin: string;
-  /** The host name without port, for the cookies' Secure flag. */
+  /** The host name without port, for the cookies' names and Secure flag. */
   hostname: string;
 }
 
@@ -54,12 +66,13 @@ export interface HostSessionResult {
  * Finds, checks and (cookies) refreshes a host request's session: a bearer credential first,
  * else the session cookies, which are refused on a cross-site state-changing request (CSRF).
  * `revoking` only finds the credential, unchecked, for a logout route to revoke. Errors a client
- * caused come back as `kind: 'error'`; anything else (a misconfiguration, storage down) throws.
+ * caused come back as `kind: 'error'`; anything else (storage down) throws.
  */
 export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSessionOptions = {}) {
   const mode = options.mode ?? 'jwt';
   const cookies = resolveCookieOptions(options.cookies);
-  const appIdOf = singleAppId(latchkey, options.app_id);
+  const appOf = credentialApp(latchkey, options.app_id);
+  const namesOn = sessionCookieNamer(cookies ?? {});
 
   const resolveSession = async (
     request: HostRequest,
@@ -71,9 +84,10 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
       return { session, setCookies };
     } catch (err) {
       if (!isLatchkeyError(err) || err.status >= 500) throw err;
-      // Cookies naming no live session are dropped, so the browser stops sending them.
-      if (cookies && err.status === 401 && usedCookies(request, cookies))
-        setCookies.push(...clearedSessionCookies(cookies, request.hostname));
+      // Cookies naming no live session (or named twice) are dropped, so the browser stops sending them.
+      const dead = err.status === 401 || err.errorType === 'repeated_session_cookie';
+      if (cookies && dead && usedCookies(request, namesOn(request.hostname)))
+        setCookies.push(...clearedSessionCookies(cookies, siteOf(request)));
       return { session: { kind: 'error', error: err }, setCookies };
     }
   };
@@ -84,21 +98,23 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
    * as the JWT cookie. Undefined means "ask `resolveSession`", which then decides as ever. Takes
    * the request's parts, not a `HostRequest`: an adapter builds nothing per request to call it
    * (building one per request, with getters holding the host's request, about doubled what the
-   * garbage collector's scavenges kept alive: docs/benchmarks.md, "The host process").
+   * garbage collector's scavenges kept alive: docs/benchmarks.md, "The host process"). `host` is
+   * read only for a cookie (its names depend on the host name): Express passes `req` itself.
    */
   const known = (
     method: string,
     authorization: string | undefined,
     cookie: string | undefined,
+    host?: { readonly hostname?: string | undefined },
   ): SessionCheck | undefined => {
     if (mode !== 'jwt') return undefined;
-    const appId = appIdOf.known();
-    if (appId === undefined) return undefined;
     let jwt: string | undefined;
     if (authorization !== undefined) jwt = bearerJwt(authorization);
-    else if (cookies && (method === 'GET' || method === 'HEAD'))
-      jwt = parseCookies(cookie).get(cookies.jwtName) || undefined;
-    return jwt === undefined ? undefined : latchkey.sessions.checkKnownJwt(appId, jwt);
+    else if (cookies && cookie !== undefined && (method === 'GET' || method === 'HEAD')) {
+      const sent = readSessionCookies(cookie, namesOn(host?.hostname ?? ''));
+      if (!sent.repeated) jwt = sent.jwt;
+    }
+    return jwt === undefined ? undefined : latchkey.sessions.checkKnownJwt(options.app_id, jwt);
   };
 
   return Object.assign(resolveSession, { known });
@@ -108,28 +124,34 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
     revoking: boolean,
     setCookies: string[],
   ): Promise<HostSession> {
-    const appId = await appIdOf();
     const bearer = bearerCredential(request.header('authorization'));
     if (bearer !== undefined) {
+      const appId = await appOf(bearer);
       if (revoking) return { kind: 'session', auth: placeholder(appId), appId, credential: bearer };
       const auth = await latchkey.sessions.check({ app_id: appId, mode, ...bearer });
       return { kind: 'session', auth, appId, credential: bearer };
     }
     if (!cookies) return { kind: 'none' };
-    const jar = parseCookies(request.header('cookie'));
-    const token = jar.get(cookies.tokenName) || undefined;
-    const jwt = jar.get(cookies.jwtName) || undefined;
+    const sent = readSessionCookies(request.header('cookie'), namesOn(request.hostname));
+    if (sent.repeated) throw new LatchkeyError('repeated_session_cookie');
+    const { token, jwt } = sent;
     if (token === undefined && jwt === undefined) return { kind: 'none' };
+    const appId = await cookieApp(token, jwt);
 
     const safe = request.method === 'GET' || request.method === 'HEAD';
-    const refused = crossSiteRefused({
+    const verdict = crossSiteVerdict({
       method: request.method,
       origin: request.header('origin'),
+      referer: request.header('referer'),
       secFetchSite: request.header('sec-fetch-site'),
       ownOrigin: request.origin,
       allowedOrigins: safe ? [] : await allowedOrigins(latchkey, appId),
     });
-    if (refused) return { kind: 'error', error: new LatchkeyError('cross_site_request') };
+    if (verdict === 'scheme_mismatch') {
+      warnUntrustedProxy(request.origin);
+      return { kind: 'error', error: new LatchkeyError('https_behind_untrusted_proxy') };
+    }
+    if (verdict === 'refused') return { kind: 'error', error: new LatchkeyError('cross_site_request') };
     if (revoking) {
       const credential: SessionCredential =
         token !== undefined ? { session_token: token } : { session_jwt: jwt as string };
@@ -157,7 +179,7 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
     // No JWT, or one near (or past) its expiry: authenticate by token, which hands back a fresh one.
     const fresh = await latchkey.sessions.authenticate(appId, { session_token: token });
     setCookies.push(
-      ...sessionCookies(cookies, request.hostname, {
+      ...sessionCookies(cookies, siteOf(request), {
         session_jwt: fresh.session_jwt,
         expiresAt: fresh.session.expires_at,
       }),
@@ -171,12 +193,30 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
     };
     return { kind: 'session', auth, appId, credential: { session_token: token } };
   }
+
+  /**
+   * The cookies' App: the JWT's (no storage read, even past its expiry: the token beside it is
+   * then checked within that App), else the token's.
+   */
+  async function cookieApp(token: string | undefined, jwt: string | undefined): Promise<string> {
+    if (jwt !== undefined) {
+      try {
+        return await appOf({ session_jwt: jwt });
+      } catch (err) {
+        if (token === undefined) throw err;
+      }
+    }
+    return appOf({ session_token: token as string });
+  }
 }
 
-function usedCookies(request: HostRequest, cookies: ResolvedCookieOptions): boolean {
+const siteOf = (request: HostRequest): CookieSite =>
+  cookieSite(request.hostname, request.origin.startsWith('https:') ? 'https' : 'http', request.header);
+
+function usedCookies(request: HostRequest, names: { token: string; jwt: string }): boolean {
   if (bearerCredential(request.header('authorization')) !== undefined) return false;
-  const jar = parseCookies(request.header('cookie'));
-  return jar.has(cookies.tokenName) || jar.has(cookies.jwtName);
+  const sent = readSessionCookies(request.header('cookie'), names);
+  return sent.token !== undefined || sent.jwt !== undefined || sent.repeated;
 }
 
 const placeholder = (appId: string): SessionCheck => ({
@@ -197,28 +237,6 @@ function nearExpiry(jwt: string): boolean {
   } catch {
     return true;
   }
-}
-
-/** The configured App, or the instance's only App (looked up once per resolver). */
-function singleAppId(latchkey: LatchkeySessions, appId: string | undefined) {
-  let found: Promise<string> | undefined;
-  let known = appId;
-  const appIdOf = (): Promise<string> => {
-    if (appId !== undefined) return Promise.resolve(appId);
-    found ??= latchkey.apps.list().then((apps) => {
-      if (apps.length !== 1) {
-        found = undefined;
-        throw new Error(
-          `latchkey: this instance holds ${apps.length} Apps; pass app_id to the session helpers`,
-        );
-      }
-      known = apps[0]!.id;
-      return known;
-    });
-    return found;
-  };
-  /** The App's id once known, without waiting. */
-  return Object.assign(appIdOf, { known: () => known });
 }
 
 /** The App's allowed browser origins (settings `cors.allowed_origins`), read at most every 5 s. */

@@ -22,6 +22,12 @@ export interface SessionRepo {
   get(appId: string, sessionId: string): Promise<SessionRecord | null>;
   findByTokenHash(appId: string, tokenHash: string): Promise<SessionRecord | null>;
   /**
+   * The App of the session whose token hashes to `tokenHash`, in any App (null when none, or
+   * when more than one App holds it): lets a host that serves several Apps take a bare session
+   * token without being told its App. Token hashes are keyed hashes of 32 random bytes.
+   */
+  appIdByTokenHash(tokenHash: string): Promise<string | null>;
+  /**
    * Atomically, on a session that is unrevoked and unexpired at `now`: sets `expires_at` to the
    * later of its current value and `expiresAt` (when given), appends `factor` (when given, in place
    * of any factor of the same `type` and `method.method_id`: one per method, the latest), and

@@ -51,6 +51,9 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
     return hash;
   };
 
+  // The App of each session token seen without one (`appIdOfToken`); bounded as tokenHashes.
+  const tokenApps = new Map<string, string>();
+
   const verificationKeys = appVerificationKeys(
     async (appId) => (await keys.jwks(appId, { fresh: true })).keys,
     k.now,
@@ -111,7 +114,7 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
 
   /** With the App's keys held in memory: no storage access once they are loaded. */
   async function verifyJwt(appId: string, jwt: string, ignoreExpiry = false): Promise<SessionClaims> {
-    const known = ignoreExpiry ? undefined : verified.get(appId, jwt, k.now());
+    const known = ignoreExpiry ? undefined : verified.get(appId, jwt, k.now())?.claims;
     if (known !== undefined) return known;
     const claims = await verifySessionClaims(jwt, verificationKeys.getter(appId), {
       appId,
@@ -286,11 +289,28 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
     /**
      * `check` in jwt mode for a JWT this process has verified before, answered without a promise
      * (the claims are held until `exp`), or undefined when it must go through `check`: lets an
-     * adapter's middleware call the host's next handler in the same tick.
+     * adapter's middleware call the host's next handler in the same tick. `appId` undefined: a
+     * JWT verified for any App (the one its `aud` names).
      */
-    checkKnownJwt(appId: string, jwt: string): SessionCheck | undefined {
-      const claims = verified.get(appId, jwt, k.now());
-      return claims === undefined ? undefined : checkFromClaims(appId, claims);
+    checkKnownJwt(appId: string | undefined, jwt: string): SessionCheck | undefined {
+      const known = verified.get(appId, jwt, k.now());
+      return known === undefined ? undefined : checkFromClaims(known.appId, known.claims);
+    },
+
+    /**
+     * The App of a session token, in any App, for a host that serves several without naming
+     * one: one storage read the first time a token is seen, none after (a token's App never
+     * changes). Null for a token no App holds.
+     */
+    async appIdOfToken(token: string): Promise<string | null> {
+      const known = tokenApps.get(token);
+      if (known !== undefined) return known;
+      const appId = await k.storage.sessions.appIdByTokenHash(lookupHash(token));
+      if (appId !== null && token.length <= 200) {
+        if (tokenApps.size >= 10_000) tokenApps.delete(tokenApps.keys().next().value as string);
+        tokenApps.set(token, appId);
+      }
+      return appId;
     },
 
     /**

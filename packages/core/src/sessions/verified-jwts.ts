@@ -9,16 +9,22 @@ const MAX_ENTRIES = 20_000;
  * per JWT instead of once per request. Bounded: the oldest entry leaves first.
  */
 export function verifiedJwts() {
-  const byJwt = new Map<string, SessionClaims>();
-  const keyOf = (appId: string, jwt: string) => `${appId}\n${jwt}`;
+  // Keyed by the JWT alone: its signed `aud` names one App, which the entry keeps to compare.
+  const byJwt = new Map<string, { appId: string; claims: SessionClaims }>();
   return {
-    /** The claims of a JWT verified before for this App, while it is unexpired at `now`. */
-    get(appId: string, jwt: string, now: number): SessionClaims | undefined {
-      const key = keyOf(appId, jwt);
-      const claims = byJwt.get(key);
-      if (claims === undefined) return undefined;
-      if (claims.exp > now) return claims;
-      byJwt.delete(key);
+    /**
+     * The claims of a JWT verified before, while it is unexpired at `now`, for `appId` (any App
+     * when undefined: the caller then takes the App from `appIdOf`).
+     */
+    get(
+      appId: string | undefined,
+      jwt: string,
+      now: number,
+    ): { appId: string; claims: SessionClaims } | undefined {
+      const entry = byJwt.get(jwt);
+      if (entry === undefined || (appId !== undefined && entry.appId !== appId)) return undefined;
+      if (entry.claims.exp > now) return entry;
+      byJwt.delete(jwt);
       return undefined;
     },
     remember(appId: string, jwt: string, claims: SessionClaims): void {
@@ -26,7 +32,7 @@ export function verifiedJwts() {
       // Frozen: every later caller gets this same object, so no caller may change it for the next.
       for (const factor of claims.factors) Object.freeze(factor);
       Object.freeze(claims.factors);
-      byJwt.set(keyOf(appId, jwt), Object.freeze(claims));
+      byJwt.set(jwt, { appId, claims: Object.freeze(claims) });
     },
   };
 }

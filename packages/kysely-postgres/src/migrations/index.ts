@@ -11,6 +11,7 @@ import * as magicLinkAttempts from './0008b_magic_link_attempts.js';
 import * as walletPolicies from './0010_wallet_policies.js';
 import * as eventsWebhooks from './0011_events_webhooks.js';
 import * as webhookFairness from './0012_webhook_fairness.js';
+import * as sessionTokenHash from './0013_session_token_hash.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so bundlers keep
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0010_wallet_policies': walletPolicies,
   '0011_events_webhooks': eventsWebhooks,
   '0012_webhook_fairness': webhookFairness,
+  '0013_session_token_hash': sessionTokenHash,
 };

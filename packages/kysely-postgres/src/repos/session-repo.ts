@@ -166,6 +166,17 @@ export function kyselySessionRepo(db: LatchkeyDb, read?: PreparedRead): SessionR
       return row ? toRecord(row) : null;
     },
 
+    async appIdByTokenHash(tokenHash) {
+      // Two rows at most: a hash held by two Apps names neither (it cannot happen by chance).
+      const rows = await db
+        .selectFrom('sessions')
+        .select('app_id')
+        .where('token_hash', '=', tokenHash)
+        .limit(2)
+        .execute();
+      return rows.length === 1 ? rows[0]!.app_id : null;
+    },
+
     async touch(appId, sessionId, now, change) {
       // One UPDATE computed from the row it locks, so concurrent touches each add their factor. A
       // factor replaces the one of the same (type, method_id): the JWT carrying them stays small.
