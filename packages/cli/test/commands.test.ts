@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -109,6 +110,8 @@ describe.each(targets().map((t) => [t.name, t] as const))('on %s', (_name, targe
     const json = JSON.parse((await run(['migrate', '--dry-run', '--json'])).stdout);
     expect(json.pending.length).toBe(11);
     expect(await target.tables(cwd)).toEqual([]);
+    // Not even an empty PGlite folder is left behind.
+    if (target.name === 'pglite') expect(existsSync(path.join(cwd, '.latchkey'))).toBe(false);
   });
 
   it('migrate applies every migration once; the dry run then has nothing to print', async () => {
