@@ -56,9 +56,35 @@ export function publishedPackages(root = ROOT): PackageEntry[] {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/**
+ * The packages, those that use other workspace packages after them (by depth, then name). The
+ * checker prints a union's members in the order it first met them, so the packages described
+ * first fix the spelling of the shared types: a new package that builds on the others is
+ * described last and leaves their reports as they were.
+ */
+function byDependencyDepth(packages: PackageEntry[]): PackageEntry[] {
+  const deps = new Map(
+    packages.map((p) => {
+      const pkg = JSON.parse(readFileSync(join(p.dir, 'package.json'), 'utf8'));
+      const names = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies });
+      return [p.name, names.filter((n) => packages.some((q) => q.name === n))] as const;
+    }),
+  );
+  const depths = new Map<string, number>();
+  const depth = (name: string, seen: string[] = []): number => {
+    if (seen.includes(name)) throw new Error(`workspace dependency cycle: ${[...seen, name].join(' → ')}`);
+    const known = depths.get(name);
+    if (known !== undefined) return known;
+    const d = Math.max(-1, ...(deps.get(name) ?? []).map((n) => depth(n, [...seen, name]))) + 1;
+    depths.set(name, d);
+    return d;
+  };
+  return [...packages].sort((a, b) => depth(a.name) - depth(b.name) || a.name.localeCompare(b.name));
+}
+
 /** The report of each published package, keyed by the report file's path. */
 export function apiReports(root = ROOT): Map<string, string> {
-  const packages = publishedPackages(root);
+  const packages = byDependencyDepth(publishedPackages(root));
   const config = ts.getParsedCommandLineOfConfigFile(
     join(root, 'tsconfig.base.json'),
     {},

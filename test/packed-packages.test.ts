@@ -296,6 +296,35 @@ describe('the packed packages', () => {
     expect(tsc.stdout).toBe('');
   }, 180_000);
 
+  it('runs the latchkey bin from its tarball (built JS, no tsx): init, migrate --dry-run, migrate, doctor, app create', async () => {
+    const dir = join(project, 'cli-run');
+    mkdirSync(dir);
+    const env = { ...process.env };
+    for (const name of [
+      'DATABASE_URL',
+      'LATCHKEY_DB_SCHEMA',
+      'LATCHKEY_DATA_DIR',
+      'LATCHKEY_SECRET',
+      'LATCHKEY_VAULT_KEY',
+    ])
+      delete env[name];
+    const latchkey = (...args: string[]) =>
+      run(join(project, 'node_modules/.bin/latchkey'), args, { cwd: dir, env }).catch(
+        (err: { code: number; stdout: string; stderr: string }) => err,
+      );
+    expect(existsSync(join(project, 'node_modules/tsx'))).toBe(false);
+    expect((await latchkey('init')).stdout).toContain('Wrote LATCHKEY_SECRET and LATCHKEY_VAULT_KEY');
+    const dry = await latchkey('migrate', '--dry-run');
+    expect(dry.stdout).toMatch(/^create table "apps" \(/m);
+    expect(existsSync(join(dir, '.latchkey'))).toBe(false);
+    expect((await latchkey('migrate')).stdout).toMatch(/^Applied \d+ migrations/);
+    const doctor = await latchkey('doctor');
+    expect(doctor.stdout, doctor.stderr).toMatch(/^ok {3}migrations/m);
+    expect(doctor.stdout).not.toMatch(/^fail/m);
+    const created = JSON.parse((await latchkey('app', 'create', '--name', 'Packed', '--json')).stdout);
+    expect(created.secret_key).toMatch(/^sk_/);
+  }, 180_000);
+
   it("runs the README's first Express server as written, and a user signs in through it", async () => {
     const blocks = runnableBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
     const [server, start] = [blocks.get('server.mjs'), blocks.get('start')];

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { serveAdminSocket } from '@latchkey/cli';
 import {
   type AppKeys,
   createLatchkey,
@@ -15,7 +16,6 @@ import { outboxSender } from '@latchkey/senders';
 import express from 'express';
 import { Redis } from 'ioredis';
 import { accountRoutes } from './account-routes.js';
-import { serveAdminSocket } from './admin-socket.js';
 import { clientBundle } from './client-bundle.js';
 import type { ServerConfig } from './config.js';
 import { configureDemoApp, loadOrCreateDemoApp } from './demo-app.js';

@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, uniqueEmail } from './api.js';
 import { DATABASE_URL, type StorageTarget, storageTarget } from './database.js';
 import { runCli } from './run-cli.js';
 import { newDataDir, removeDataDirs, spawnServer, stopAllServers } from './spawn-server.js';
+
+// Every CLI call is a process of its own (@latchkey/cli's bin, under tsx here): seconds each when busy.
+vi.setConfig({ testTimeout: 300_000 });
 
 let target: StorageTarget;
 beforeAll(() => {

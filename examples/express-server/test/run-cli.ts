@@ -2,7 +2,10 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { childEnv, exampleDir } from './spawn-server.js';
 
-/** Runs bin/latchkey.js with the example's variables from `env` only; resolves with its exit and output. */
+/** @latchkey/cli's bin, as `npx latchkey` runs it in this repository. */
+const bin = path.resolve(exampleDir, '../../packages/cli/bin/latchkey.js');
+
+/** Runs the `latchkey` bin with the example's variables from `env` only; resolves with its exit and output. */
 export function runCli(
   args: string[],
   env: Record<string, string | undefined>,
@@ -10,7 +13,7 @@ export function runCli(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [path.join(exampleDir, 'bin/latchkey.js'), ...args],
+      [bin, ...args],
       { cwd: exampleDir, env: childEnv(env), timeout: 60_000 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;

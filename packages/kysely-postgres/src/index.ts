@@ -5,3 +5,5 @@ export type { KyselyStorageOptions, StorageSetup } from './kysely-storage.js';
 export { kyselyStorage } from './kysely-storage.js';
 export { migrateToLatest } from './migrate.js';
 export type { StorageSource } from './open-database.js';
+export type { PendingMigration } from './pending-migrations.js';
+export { pendingMigrations } from './pending-migrations.js';

@@ -6,9 +6,9 @@ import type { Latchkey } from '@latchkey/core';
 import { type AdminCall, adminErrorMessage, runAdminCall } from './admin-operations.js';
 
 /**
- * Embedded PGlite is single-process: while the server runs, the CLI cannot open the same data
- * folder. The server therefore answers the CLI on a Unix socket inside the data folder, which
- * only users who can read that folder can reach.
+ * Embedded PGlite is single-process: while a server runs on it, the CLI cannot open the same data
+ * folder. A host on PGlite therefore answers the CLI's app commands on a Unix socket inside the
+ * data folder (`serveAdminSocket`), which only users who can read that folder can reach.
  */
 export const adminSocketPath = (dataDir: string) => path.join(dataDir, 'admin.sock');
 
@@ -26,6 +26,13 @@ export async function serverRunning(dataDir: string): Promise<boolean> {
   }
 }
 
+/**
+ * For a host on embedded PGlite in `dataDir/pglite`: answers `latchkey app …` run on the same
+ * data folder with this Latchkey instance, on `dataDir/admin.sock`, and records the process id
+ * so the CLI never opens the database beside it. Close the returned server when stopping.
+ * Undefined when the socket path is too long for the platform: the CLI then asks for the server
+ * to be stopped.
+ */
 export async function serveAdminSocket(latchkey: Latchkey, dataDir: string): Promise<Server | undefined> {
   // The pid lets the CLI refuse to open PGlite beside a live server even without the socket.
   await writeFile(pidFile(dataDir), String(process.pid));
