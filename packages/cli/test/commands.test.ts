@@ -97,7 +97,7 @@ describe.each(targets().map((t) => [t.name, t] as const))('on %s', (_name, targe
     expect(doctor.stdout).toMatch(
       target.name === 'pglite'
         ? /^fail database .*latchkey migrate/m
-        : /^fail migrations +11 pending \(0001_initial, /m,
+        : /^fail migrations +\d+ pending \(0001_initial, /m,
     );
     const app = await run(['app', 'list']);
     expect(app.code).toBe(1);
@@ -109,16 +109,21 @@ describe.each(targets().map((t) => [t.name, t] as const))('on %s', (_name, targe
     expect(dry.stdout).toMatch(/^create table ("lk_cli_\w+"\.)?"apps" \(.*\);$/m);
     expect(dry.stdout).toMatch(/^-- 0011_events_webhooks$/m);
     const json = JSON.parse((await run(['migrate', '--dry-run', '--json'])).stdout);
-    expect(json.pending.length).toBe(11);
+    // Every migration the dry run printed, and as many as doctor counted.
+    const printed = [...dry.stdout.matchAll(/^-- (\d{4}\w*)$/gm)].map((m) => m[1]);
+    expect(json.pending.map((p: { name: string }) => p.name)).toEqual(printed);
+    expect(printed.length).toBeGreaterThanOrEqual(11);
+    if (target.name !== 'pglite') expect(doctor.stdout).toContain(`migrations  ${printed.length} pending`);
     expect(await target.tables(cwd)).toEqual([]);
     // Not even an empty PGlite folder is left behind.
     if (target.name === 'pglite') expect(existsSync(path.join(cwd, '.latchkey'))).toBe(false);
   });
 
   it('migrate applies every migration once; the dry run then has nothing to print', async () => {
+    const pending = JSON.parse((await run(['migrate', '--dry-run', '--json'])).stdout).pending.length;
     const applied = await run(['migrate']);
     expect(applied, applied.stderr).toMatchObject({ code: 0 });
-    expect(applied.stdout).toMatch(/^Applied 11 migrations to .*0001_initial, /);
+    expect(applied.stdout).toMatch(new RegExp(`^Applied ${pending} migrations to .*0001_initial, `));
     expect(await target.tables(cwd)).toEqual(expect.arrayContaining(['apps', 'kysely_migration', 'users']));
     expect((await run(['migrate'])).stdout).toMatch(/^Nothing to apply/);
     const dry = await run(['migrate', '--dry-run']);
