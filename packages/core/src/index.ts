@@ -76,6 +76,8 @@ export type {
   LatchkeyWith,
 } from './latchkey.js';
 export { createLatchkey, defaultCapabilities } from './latchkey.js';
+export type { Logger } from './logging/logger.js';
+export { consoleLogger } from './logging/logger.js';
 export { isAllowedRedirect } from './magic-links/redirect-url.js';
 export type {
   MagicLinkConsumeFailure,
@@ -120,6 +122,7 @@ export type { EventType } from './shared/event-types.js';
 export { EVENT_TYPES } from './shared/event-types.js';
 export type { Factor } from './shared/factor.js';
 export type { SigningRequest, SignUnder } from './shared/signing-request.js';
+export type { TelemetrySpan, TelemetrySpanOptions, TelemetryTracer } from './telemetry/tracer.js';
 export { matchingStep, provisioningUri } from './totps/code-check.js';
 export type {
   CodeCheckTicket,

@@ -3,6 +3,7 @@ import { type IdPrefix, newId } from './crypto/ids.js';
 import type { KeyedHasher } from './crypto/keyed-hash.js';
 import { LatchkeyError } from './errors.js';
 import type { ImpliedEvent } from './events/storage-events.js';
+import type { Logger } from './logging/logger.js';
 import { type Clock, nowSeconds } from './ports/clock.js';
 import type { KeyVault } from './ports/key-vault.js';
 import type { RandomSource } from './ports/random.js';
@@ -20,6 +21,8 @@ export interface Kernel {
   vault: KeyVault;
   sender: Sender;
   rateLimiter: RateLimiter;
+  /** Where failures no caller is waiting for are reported (`options.logger`, or the console). */
+  logger: Logger;
   /**
    * Records an event that no storage write implies (a key export, a disabled endpoint), in
    * `tx` when given; listeners hear of it once that commits. Writes imply the rest by

@@ -12,6 +12,7 @@ import { writeRules } from './events/storage-events.js';
 import { createHttpApp, type HttpServices } from './http/app.js';
 import type { HttpApp } from './http/env.js';
 import { createKernel } from './kernel.js';
+import { consoleLogger, type Logger } from './logging/logger.js';
 import { type LatchkeyOptions, latchkeyOptionsSchema } from './options.js';
 import { nowSeconds, systemClock } from './ports/clock.js';
 import type { KeyVault } from './ports/key-vault.js';
@@ -19,6 +20,8 @@ import { systemRandom } from './ports/random.js';
 import type { Sender } from './ports/sender.js';
 import type { Storage } from './ports/storage.js';
 import { storageRateLimiter } from './rate-limits/storage-rate-limiter.js';
+import { requestSpans } from './telemetry/http-spans.js';
+import { tracedStorage } from './telemetry/storage-spans.js';
 import { localKeyVault } from './vault/local-key-vault.js';
 import { VERSION } from './version.js';
 
@@ -46,7 +49,7 @@ export type CreateLatchkeyOptions<C extends readonly AnyCapability[]> = Latchkey
 };
 
 /** Names the Latchkey object keeps for itself: no capability may take one. */
-const RESERVED = ['storage', 'fetch', 'routes', 'openapi', 'close'];
+const RESERVED = ['storage', 'logger', 'fetch', 'routes', 'openapi', 'close'];
 
 /**
  * Builds Latchkey over the given ports. The result holds every service, callable directly
@@ -70,10 +73,17 @@ export function createLatchkey(
     throw new TypeError('Latchkey: the capabilities must include `apps` (defaultCapabilities[0]).');
   const clock = opts.clock ?? systemClock;
   const random = opts.random ?? systemRandom;
-  const hooks = eventHooks(opts.onInternalError ? (err) => opts.onInternalError?.(err, '') : logHookError);
+  const logger = opts.logger ?? consoleLogger;
+  const hooks = eventHooks(
+    opts.onInternalError
+      ? (err) => opts.onInternalError?.(err, '')
+      : (err) => logger.error({ err }, 'latchkey: an event listener failed'),
+  );
+  // Traced below the event recording, so the events' own writes and transactions get spans too.
+  const storage = opts.tracer ? tracedStorage(opts.storage, opts.tracer) : opts.storage;
   const eventId = monotonicIds('evt', clock, random);
   const recorded = recordingStorage(
-    opts.storage,
+    storage,
     writeRules,
     (e) => ({ ...e, id: eventId(), created_at: nowSeconds(clock) }),
     hooks.notify,
@@ -86,7 +96,8 @@ export function createLatchkey(
     hasher: keyedHasher(opts.secret),
     vault: opts.keyVault ?? vaultFromSecret(opts.secret),
     sender: opts.sender ?? noSender,
-    rateLimiter: opts.rateLimiter ?? storageRateLimiter(opts.storage.rateLimits, clock),
+    rateLimiter: opts.rateLimiter ?? storageRateLimiter(storage.rateLimits, clock),
+    logger,
   });
   const { storage: _unrecorded, ...settings } = opts;
   const services = buildServices(capabilities, { kernel, options: settings, hooks }) as HttpServices;
@@ -99,18 +110,23 @@ export function createLatchkey(
       maxBodyBytes: opts.http.maxBodyBytes,
       requestTimeoutMs: opts.http.requestTimeoutMs,
       version: VERSION,
-      onInternalError: opts.onInternalError ?? logInternalError,
+      onInternalError:
+        opts.onInternalError ??
+        ((err, requestId) => logger.error({ err, request_id: requestId }, 'latchkey: request failed')),
+      trace: opts.tracer && requestSpans(opts.tracer),
     }));
   // The services in the list's order, then what every Latchkey holds.
   const ordered = Object.fromEntries(
     capabilities.map((c) => [c.name, (services as Record<string, unknown>)[c.name]]),
   );
-  return { ...ordered, ...surface(httpApp, opts.storage) };
+  return { ...ordered, ...surface(httpApp, opts.storage, logger) };
 }
 
-function surface(http: () => HttpApp, storage: Storage) {
+function surface(http: () => HttpApp, storage: Storage, logger: Logger) {
   return {
     storage,
+    /** Where Latchkey logs (`options.logger`, or the console); the adapters log through it too. */
+    logger,
     /** The `/v1` HTTP API as a Web-standard handler. `env.clientIp` feeds device fingerprints. */
     fetch: (request: Request, env: { clientIp?: string | undefined } = {}): Promise<Response> =>
       Promise.resolve(http().fetch(request, env)),
@@ -137,14 +153,6 @@ function vaultFromSecret(secret: string): KeyVault {
   const key = hkdf(sha256, utf8(secret), undefined, utf8('latchkey/default-vault-key'), 32);
   return localKeyVault({ keys: { 1: toBase64Url(key) }, current: 1 });
 }
-
-const logHookError = (err: unknown) => {
-  console.error('latchkey: an event listener failed:', err);
-};
-
-const logInternalError = (err: unknown, requestId: string) => {
-  console.error(`latchkey: request ${requestId} failed:`, err);
-};
 
 const noSender: Sender = {
   send: async () => {

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { chainsOptionsSchema } from './balances/config.js';
+import type { Logger } from './logging/logger.js';
 import type { Clock } from './ports/clock.js';
 import type { KeyVault } from './ports/key-vault.js';
 import type { RandomSource } from './ports/random.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Sender } from './ports/sender.js';
 import type { Storage } from './ports/storage.js';
+import type { TelemetryTracer } from './telemetry/tracer.js';
 
 const port = <T>(name: string, methods: string[]) =>
   z.custom<T>(
@@ -27,11 +29,23 @@ export const latchkeyOptionsSchema = z.object({
   random: port<RandomSource>('random', ['bytes']).optional(),
   /**
    * Where unexpected failures (500s) are reported, with the request id the client saw. Never
-   * given request bodies, so no passcode, token or key reaches it. Defaults to console.error.
+   * given request bodies, so no passcode, token or key reaches it. Defaults to `logger.error`.
    */
   onInternalError: z
     .custom<(err: unknown, requestId: string) => void>((v) => typeof v === 'function')
     .optional(),
+  /**
+   * Where Latchkey logs (failed requests, webhook workers, proxy hints): pino's call shape,
+   * `(fields, message)`, so a pino logger is passed as it is. Defaults to the console
+   * (docs/observability.md).
+   */
+  logger: port<Logger>('logger', ['info', 'warn', 'error']).optional(),
+  /**
+   * An OpenTelemetry tracer (`trace.getTracer('latchkey')`): a span per API request and per
+   * storage call. Left out, nothing is traced and nothing of OpenTelemetry is loaded
+   * (docs/observability.md).
+   */
+  tracer: port<TelemetryTracer>('tracer', ['startActiveSpan']).optional(),
   /** Wallet balances: RPC endpoints per chain and network, timeouts, retries, cache (docs/balances.md). */
   chains: chainsOptionsSchema,
   /** The `iss` of session JWTs. */

@@ -25,6 +25,7 @@ function keyedApps() {
     vault: {} as Kernel['vault'],
     sender: {} as Kernel['sender'],
     rateLimiter: {} as Kernel['rateLimiter'],
+    logger: {} as Kernel['logger'],
     emit: async () => {},
   });
   return { apps: appService(k), storage, hashed, clock };

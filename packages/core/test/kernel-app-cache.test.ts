@@ -19,6 +19,7 @@ function countedKernel() {
     vault: {} as Kernel['vault'],
     sender: {} as Kernel['sender'],
     rateLimiter: {} as Kernel['rateLimiter'],
+    logger: {} as Kernel['logger'],
     emit: async () => {},
   });
   return { k, storage, get, clock };

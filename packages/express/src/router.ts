@@ -1,4 +1,5 @@
 import {
+  consoleLogger,
   cookiesForApiAnswer,
   errorCatalogue,
   isLatchkeyError,
@@ -231,8 +232,8 @@ export interface LatchkeyErrorHandlerOptions {
   /**
    * Answer every error in the documented shape, not only a body parser's: a LatchkeyError with
    * its own type, another 4xx (express.static's 404, …) by its status, anything else as 500
-   * `internal_error` with no detail (the error goes to `report`, by default console.error). For
-   * the last handler of an app whose every answer should be JSON, never an HTML stack.
+   * `internal_error` with no detail (the error goes to `report`, by default `consoleLogger.error`).
+   * For the last handler of an app whose every answer should be JSON, never an HTML stack.
    */
   all?: boolean;
   report?: (err: unknown) => void;
@@ -245,7 +246,8 @@ export interface LatchkeyErrorHandlerOptions {
  * Other errors pass on to the host's handlers, unless `all` is set.
  */
 export function latchkeyErrorHandler(options: LatchkeyErrorHandlerOptions = {}) {
-  const report = options.report ?? ((err: unknown) => console.error(err));
+  const report =
+    options.report ?? ((err: unknown) => consoleLogger.error({ err }, 'latchkey: request failed'));
   return (err: unknown, _req: ExpressRequest, res: ExpressResponse, next: NextFunction): void => {
     if (res.headersSent) {
       next(err);

@@ -1,5 +1,6 @@
 import { isLatchkeyError, LatchkeyError } from '../errors.js';
 import type { Latchkey } from '../latchkey.js';
+import { consoleLogger } from '../logging/logger.js';
 import type { SessionCheck, SessionCheckMode } from '../sessions/schema.js';
 import { credentialApp } from './app-of.js';
 import {
@@ -20,8 +21,8 @@ import {
 import { crossSiteVerdict } from './csrf.js';
 import { warnUntrustedProxy } from './proxy-warning.js';
 
-/** The part of a latchkey instance the host session helpers need. */
-export type LatchkeySessions = Pick<Latchkey, 'sessions' | 'apps'>;
+/** The part of a latchkey instance the host session helpers need (and its logger, when it has one). */
+export type LatchkeySessions = Pick<Latchkey, 'sessions' | 'apps'> & Partial<Pick<Latchkey, 'logger'>>;
 
 /** Options shared by every adapter's session helpers (`requireSession`, `getSession`, …). */
 export interface HostSessionOptions {
@@ -148,7 +149,7 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
       allowedOrigins: safe ? [] : await allowedOrigins(latchkey, appId),
     });
     if (verdict === 'scheme_mismatch') {
-      warnUntrustedProxy(request.origin);
+      warnUntrustedProxy(latchkey.logger ?? consoleLogger, request.origin);
       return { kind: 'error', error: new LatchkeyError('https_behind_untrusted_proxy') };
     }
     if (verdict === 'refused') return { kind: 'error', error: new LatchkeyError('cross_site_request') };

@@ -12,7 +12,7 @@ import { deadlineRacer } from './deadline.js';
 import type { HttpApp, HttpEnv } from './env.js';
 import { errorResponse } from './error-body.js';
 import { apiKeyCheck, checkUrlText, jsonBodyReader, requestIds } from './middleware.js';
-import { requestPipeline } from './pipeline.js';
+import { type PipelineOptions, requestPipeline } from './pipeline.js';
 import { routeTable } from './route-table.js';
 import { OPENAPI_ROUTE, registerSystemRoutes } from './system-routes.js';
 import { validationError } from './validation-hook.js';
@@ -26,6 +26,8 @@ export interface HttpOptions {
   requestTimeoutMs: number;
   version: string;
   onInternalError: (err: unknown, requestId: string) => void;
+  /** Wraps each request (telemetry/http-spans.ts); left out when no tracer is configured. */
+  trace?: PipelineOptions['trace'];
 }
 
 /**
@@ -75,6 +77,7 @@ export function createHttpApp<C extends readonly AnyCapability[]>(
         jsonBodyReader(options.maxBodyBytes),
         routeLimitCheck(k.rateLimiter, route),
       ],
+      trace: options.trace,
     }),
   );
 

@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiKeyKind, AppRecord } from '../apps/repo.js';
+import type { ErrorType } from '../errors.js';
 
 /** Per-request values the middleware chain sets for the handlers. */
 export interface HttpEnv {
@@ -8,6 +9,8 @@ export interface HttpEnv {
     /** Set on every route that takes an API key. */
     app: AppRecord;
     keyKind: ApiKeyKind;
+    /** Set when the answer is an error: its `error_type` (read by the request span). */
+    errorType: ErrorType;
   };
   Bindings: {
     /** The client's address, when the adapter knows it (Express, Node server). */

@@ -36,6 +36,7 @@ export function errorResponse(c: Context<HttpEnv>, err: unknown): Response {
   const e =
     err instanceof LatchkeyError ? err : new LatchkeyError('internal_error', undefined, { cause: err });
   const body = errorBody(e, c.get('requestId') ?? '');
+  c.set('errorType', e.errorType);
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(e.retryAfter)));
   return textResponse(JSON.stringify(body), { status: e.status, headers });

@@ -24,6 +24,8 @@ export interface PipelineOptions {
   };
   /** The `/v1` checks before the route, in order: URL text, API key, JSON body, route limit. */
   checks: readonly Step[];
+  /** Runs around everything the pipeline does (a request span); left out, nothing wraps it. */
+  trace?: ((c: C, handle: () => Promise<void>) => Promise<void>) | undefined;
 }
 
 /**
@@ -83,7 +85,7 @@ export function requestPipeline(options: PipelineOptions): MiddlewareHandler<Htt
     }
   };
 
-  return async (c, next) => {
+  const handle = async (c: C, next: Next): Promise<void> => {
     useTextResponses(c);
     const id = requestId();
     c.set('requestId', id);
@@ -94,4 +96,7 @@ export function requestPipeline(options: PipelineOptions): MiddlewareHandler<Htt
     addSecurityHeaders(headers);
     headers.set('x-request-id', id);
   };
+  const trace = options.trace;
+  // Without tracing the middleware is `handle` itself: no wrapper to call.
+  return trace ? (c, next) => trace(c, () => handle(c, next)) : handle;
 }

@@ -140,7 +140,7 @@ export function webhookDelivery(k: Kernel, options: DeliveryOptions) {
 
     const report = (err: unknown) => {
       if (!(err instanceof LatchkeyError && err.errorType === 'storage_unavailable'))
-        console.error('latchkey: webhook delivery failed:', err);
+        k.logger.error({ err }, 'latchkey: webhook delivery failed');
     };
 
     const launch = (claimed: ClaimedDelivery) => {
