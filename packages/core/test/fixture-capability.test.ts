@@ -106,9 +106,9 @@ describe('the fixture capability in the document and the route list', () => {
 
   it('keeps every built-in service', () => {
     expect(Object.keys(latchkey)).toEqual([
-      ...Object.keys(plain).slice(0, -5),
+      ...Object.keys(plain).slice(0, -6),
       'notes',
-      ...Object.keys(plain).slice(-5),
+      ...Object.keys(plain).slice(-6),
     ]);
   });
 });
