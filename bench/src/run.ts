@@ -10,6 +10,7 @@ import { type Measurement, measureInRounds, type Target } from './measure.js';
 import { sessionCheckRates } from './session-check-rate.js';
 import { signInTargets } from './sign-in-targets.js';
 import { signingCeilingTargets } from './signing-ceilings.js';
+import { tracingCostRates } from './tracing-cost.js';
 import { walletAuthTargets } from './wallet-auth-targets.js';
 import { walletServiceRates, walletTargets } from './wallet-targets.js';
 
@@ -176,6 +177,10 @@ try {
     results.push(
       ...(await walletServiceRates(duration, connections, Number(process.env.BENCH_WALLET_CREATES ?? 300))),
     );
+  // Many one-second rounds, alternating: the ratios are within each round (tracing-cost.ts).
+  const tracing =
+    !only || only.test('tracing') ? await tracingCostRates(1, connections, Math.max(12, rounds * 6)) : [];
+  results.push(...tracing);
   results.push(...(await signingPrimitiveRates(Math.min(duration, 3))));
   const ceiling = results.find((r) => r.name === 'bare Express')!.requests_per_second;
   // A row measured in rounds carries its own ratio (each round against that round's bare route);
@@ -225,6 +230,13 @@ try {
       : [];
   });
   if (walletRatios.length > 0) console.table(Object.fromEntries(walletRatios));
+  // What tracing costs a request, each row's CPU per request against the untraced one's.
+  if (tracing.length > 0)
+    console.table(
+      Object.fromEntries(
+        tracing.map((r) => [r.name, { 'CPU µs/req': r.cpu_us_per_request, 'vs untraced': r.vs_untraced }]),
+      ),
+    );
   const report = {
     at: new Date().toISOString(),
     storage: server.info.storage,
