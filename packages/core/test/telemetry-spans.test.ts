@@ -38,6 +38,7 @@ const ALLOWED_ATTRIBUTES = new Set([
   'http.request.method',
   'http.request.method_original',
   'http.route',
+  'url.scheme',
   'http.response.status_code',
   'error.type',
   'latchkey.request_id',

@@ -26,15 +26,18 @@ const KNOWN_METHODS = new Set([
  * A server span per request, named and described by OpenTelemetry's HTTP conventions:
  * `http.request.method`, `http.route` (the route's template, `/v1/users/:user_id`: the raw path
  * may hold ids and the query tokens, so neither `url.path` nor `url.query` is recorded),
- * `http.response.status_code`, `error.type` (the answer's `error_type`), and Latchkey's own
- * `latchkey.request_id` and `latchkey.app_id`. 5xx answers set the error status.
+ * `url.scheme`, `http.response.status_code`, `error.type` (the answer's `error_type`), and
+ * Latchkey's own `latchkey.request_id` and `latchkey.app_id`. 5xx answers set the error status.
  */
 export function requestSpans(tracer: TelemetryTracer): RequestTrace {
   return (c, handle) => {
     const raw = c.req.method;
     const method = KNOWN_METHODS.has(raw) ? raw : '_OTHER';
     const route = routeTemplate(c);
-    const attributes: Record<string, string> = { 'http.request.method': method };
+    const attributes: Record<string, string> = {
+      'http.request.method': method,
+      'url.scheme': c.req.url.startsWith('https:') ? 'https' : 'http',
+    };
     if (method !== raw) attributes['http.request.method_original'] = raw;
     if (route !== undefined) attributes['http.route'] = route;
     const name = route === undefined ? method : `${method} ${route}`;

@@ -10,7 +10,8 @@ import { SPAN_KIND, type TelemetryTracer } from './tracer.js';
  * tracer is given.
  */
 export function tracedStorage<S extends Storage>(storage: S, tracer: TelemetryTracer): S {
-  const repos = new Map<PropertyKey, unknown>();
+  // By the repo object itself: an adapter whose getter hands out a new repo gets a new proxy.
+  const repos = new WeakMap<object, object>();
   const transaction: Storage['transaction'] = (fn) =>
     inSpan(tracer, 'latchkey.storage transaction', { kind: SPAN_KIND.internal }, () =>
       storage.transaction((tx) => fn(tracedStorage(tx, tracer))),
@@ -21,10 +22,10 @@ export function tracedStorage<S extends Storage>(storage: S, tracer: TelemetryTr
       const value: unknown = Reflect.get(target, key);
       if (typeof value === 'function') return value.bind(target);
       if (typeof value !== 'object' || value === null || typeof key !== 'string') return value;
-      let repo = repos.get(key);
+      let repo = repos.get(value);
       if (repo === undefined) {
         repo = tracedRepo(value, key, tracer);
-        repos.set(key, repo);
+        repos.set(value, repo);
       }
       return repo;
     },
