@@ -1,7 +1,7 @@
 import type { Storage } from '../ports/storage.js';
 import type { SessionRecord } from '../sessions/repo.js';
 import type { EventType } from '../shared/event-types.js';
-import type { ContactRecord } from '../users/repo.js';
+import type { ContactRecord, UserRecord } from '../users/repo.js';
 import type { WalletSignatureRecord } from '../wallet-policies/repo.js';
 import type { WalletRecord } from '../wallets/repo.js';
 
@@ -49,6 +49,10 @@ const contactRules = (noun: 'email' | 'phone_number', idField: 'email_id' | 'pho
     insert: {
       events: (r: { inserted: boolean }, c: ContactRecord) =>
         r.inserted ? one(c.app_id, `${noun}.added`, data(c)) : none,
+      together: {
+        method: 'insertWithEvents',
+        expected: (c: ContactRecord) => one(c.app_id, `${noun}.added`, data(c)),
+      },
     },
     markVerified: {
       events: (c: ContactRecord | null) => (c ? one(c.app_id, `${noun}.verified`, data(c)) : none),
@@ -82,6 +86,8 @@ const signatureEvents = (entry: WalletSignatureRecord) =>
       : {}),
   });
 
+const userCreated = (u: UserRecord) => one(u.app_id, 'user.created', { user_id: u.id, status: u.status });
+
 const walletCreated = (w: WalletRecord) =>
   one(w.app_id, 'wallet.created', {
     user_id: w.user_id,
@@ -97,12 +103,22 @@ const walletCreated = (w: WalletRecord) =>
  */
 export const writeRules: WriteRules = {
   users: {
-    insert: { events: (_r, u) => one(u.app_id, 'user.created', { user_id: u.id, status: u.status }) },
+    insert: {
+      events: (_r, u) => userCreated(u),
+      together: { method: 'insertWithEvents', expected: (u) => userCreated(u) },
+    },
   },
   emails: contactRules('email', 'email_id'),
   phoneNumbers: contactRules('phone_number', 'phone_id'),
   sessions: {
-    insert: { events: (_r, s) => one(s.app_id, 'session.created', sessionData(s)) },
+    insert: {
+      events: (_r, s) => one(s.app_id, 'session.created', sessionData(s)),
+      // Every sign-in's session: one statement, not begin, two inserts and commit.
+      together: {
+        method: 'insertWithEvents',
+        expected: (s) => one(s.app_id, 'session.created', sessionData(s)),
+      },
+    },
     touch: {
       // The hot path (activity only) implies nothing and must not pay for a transaction.
       when: (_app, _id, _now, change) => change.expiresAt !== undefined,
