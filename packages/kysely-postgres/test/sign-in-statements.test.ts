@@ -118,6 +118,7 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
   let latchkey: Latchkey;
   let publicToken: string;
   let secretKey: string;
+  let appId: string;
   const sent: OutboundMessage[] = [];
   const table: Record<string, { statements: number; round_trips: number }> = {};
 
@@ -141,6 +142,7 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
       },
     });
     publicToken = app.public_token;
+    appId = app.app_id;
     secretKey = app.secret_key;
     // Warm: the App is read and cached, the signing key made, before anything is counted.
     await call('POST', '/v1/auth/otps/email/login_or_create', { email: 'warm@example.com' });
@@ -178,32 +180,57 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
     const count = await c.during(request);
     table[label] = { statements: count.statements, round_trips: count.round_trips };
     if (process.env.SHOW_SQL) console.log(label, count.sql);
-    expect.soft({ statements: count.statements, round_trips: count.round_trips }, count.sql.join('\n')).toEqual(
-      budget,
-    );
+    expect
+      .soft({ statements: count.statements, round_trips: count.round_trips }, count.sql.join('\n'))
+      .toEqual(budget);
   }
 
   it('OTP: send to a new address, send again, verify into a session', async () => {
     let method_id = '';
-    await expectBudget('otps/email/login_or_create (new user)', { statements: 0, round_trips: 0 }, async () => {
-      method_id = (await call('POST', '/v1/auth/otps/email/login_or_create', { email: 'a@example.com' })).method_id!;
-    });
-    await expectBudget('otps/email/login_or_create (resend)', { statements: 0, round_trips: 0 }, () =>
+    await expectBudget(
+      'otps/email/login_or_create (new user)',
+      { statements: 6, round_trips: 8 },
+      async () => {
+        method_id = (await call('POST', '/v1/auth/otps/email/login_or_create', { email: 'a@example.com' }))
+          .method_id!;
+      },
+    );
+    await expectBudget('otps/email/login_or_create (resend)', { statements: 4, round_trips: 4 }, () =>
       call('POST', '/v1/auth/otps/email/login_or_create', { email: 'a@example.com' }),
     );
-    const otp = sent.at(-1)!.code;
-    await expectBudget('otps/verify → session', { statements: 0, round_trips: 0 }, async () => {
+    const otp = sent.at(-1)!.code!;
+    const wrong = otp === '000000' ? '111111' : '000000';
+    // A wrong code counts its attempt and writes its one event in the same statement.
+    const failed = await c.during(() =>
+      latchkey.otps
+        .verify(appId, { method_id, otp: wrong })
+        .catch((err: { errorType: string }) => err.errorType),
+    );
+    table['otps/verify, wrong code (service)'] = {
+      statements: failed.statements,
+      round_trips: failed.round_trips,
+    };
+    expect({ statements: failed.statements, round_trips: failed.round_trips }).toEqual({
+      statements: 1,
+      round_trips: 1,
+    });
+    const events = (await latchkey.events.list(appId, { type: 'sign_in.failed' })).events;
+    expect(events.map((e) => e.data)).toEqual([{ method: 'otp', method_id, reason: 'mismatch' }]);
+    expect((await latchkey.events.list(appId, { type: 'sign_in.locked_out' })).events).toEqual([]);
+    await expectBudget('otps/verify → session', { statements: 6, round_trips: 8 }, async () => {
       const r = await call('POST', '/v1/auth/otps/verify', { method_id, otp, session_expires_in: 60 });
       expect(r.session_jwt).toBeTruthy();
     });
   });
 
   it('magic link: send to a new address, authenticate into a session', async () => {
-    await expectBudget('magic_links/email/login_or_create (new user)', { statements: 0, round_trips: 0 }, () =>
-      call('POST', '/v1/auth/magic_links/email/login_or_create', { email: 'm@example.com' }),
+    await expectBudget(
+      'magic_links/email/login_or_create (new user)',
+      { statements: 6, round_trips: 8 },
+      () => call('POST', '/v1/auth/magic_links/email/login_or_create', { email: 'm@example.com' }),
     );
     const token = new URL(sent.at(-1)!.url!).searchParams.get('token')!;
-    await expectBudget('magic_links/authenticate → session', { statements: 0, round_trips: 0 }, async () => {
+    await expectBudget('magic_links/authenticate → session', { statements: 6, round_trips: 8 }, async () => {
       const r = await call('POST', '/v1/auth/magic_links/authenticate', { token, session_expires_in: 60 });
       expect(r.session_jwt).toBeTruthy();
     });
@@ -214,7 +241,7 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
     const { secret } = await call('POST', '/v1/auth/totps/create', { user_id }, secretKey);
     const now = Math.floor(Date.now() / 1000);
     await call('POST', '/v1/auth/totps/verify', { user_id, totp_code: totpCode(secret!, now) }, secretKey);
-    await expectBudget('totps/authenticate → session', { statements: 0, round_trips: 0 }, async () => {
+    await expectBudget('totps/authenticate → session', { statements: 5, round_trips: 5 }, async () => {
       const r = await call(
         'POST',
         '/v1/auth/totps/authenticate',
@@ -241,18 +268,18 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
       };
     };
     await call('POST', '/v1/auth/wallets/verify', await signIn());
-    await expectBudget('wallets/challenge', { statements: 0, round_trips: 0 }, () =>
+    await expectBudget('wallets/challenge', { statements: 3, round_trips: 3 }, () =>
       call('POST', '/v1/auth/wallets/challenge', { wallet_type: 'ethereum', public_address: wallet.address }),
     );
     const body = await signIn();
-    await expectBudget('wallets/verify → session', { statements: 0, round_trips: 0 }, async () => {
+    await expectBudget('wallets/verify → session', { statements: 5, round_trips: 5 }, async () => {
       const r = await call('POST', '/v1/auth/wallets/verify', body);
       expect(r.session_jwt).toBeTruthy();
     });
   });
 
   it('passkey: begin a discoverable sign-in', async () => {
-    await expectBudget('webauthn/authentications/begin', { statements: 0, round_trips: 0 }, () =>
+    await expectBudget('webauthn/authentications/begin', { statements: 3, round_trips: 3 }, () =>
       call('POST', '/v1/auth/webauthn/authentications/begin', { domain: 'localhost' }),
     );
   });

@@ -442,8 +442,7 @@ export function authRepoCases(storage: () => Storage): void {
           ),
         ),
       );
-      const countedOf = (pos: (i: number) => number) =>
-        results.filter((r, i) => r[pos(i)]!.counted).length;
+      const countedOf = (pos: (i: number) => number) => results.filter((r, i) => r[pos(i)]!.counted).length;
       expect(countedOf((i) => (i % 2 === 0 ? 0 : 1))).toBe(7);
       expect(countedOf((i) => (i % 2 === 0 ? 1 : 0))).toBe(11);
     });

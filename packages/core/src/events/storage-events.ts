@@ -20,9 +20,10 @@ interface WriteRule<M extends Method> {
   when?: (...args: Parameters<M>) => boolean;
   events: (result: Awaited<ReturnType<M>>, ...args: Parameters<M>) => ImpliedEvent[];
   /**
-   * When the events follow from the arguments alone (the result only says whether there are
-   * any): `expected` builds them, and a repo that has `method` makes the write and writes them
-   * in one step (one SQL statement, not a transaction of several), only if the write took effect.
+   * When the events follow from the arguments alone (the result only says which of them hold):
+   * `expected` builds them, and a repo that has `method` makes the write and writes those the
+   * write implies in one step (one SQL statement, not a transaction of several). `expected` may
+   * offer alternatives (one per outcome); the repo's method documents how it picks among them.
    * A repo without `method` gets the transaction.
    */
   together?: { method: string; expected: (...args: Parameters<M>) => ImpliedEvent[] };
@@ -86,6 +87,13 @@ const signatureEvents = (entry: WalletSignatureRecord) =>
       : {}),
   });
 
+const consumeFailure = (appId: string, methodId: string, reason: string) =>
+  one(appId, reason === 'too_many_attempts' ? 'sign_in.locked_out' : 'sign_in.failed', {
+    method: 'otp',
+    method_id: methodId,
+    reason,
+  });
+
 const userCreated = (u: UserRecord) => one(u.app_id, 'user.created', { user_id: u.id, status: u.status });
 
 const walletCreated = (w: WalletRecord) =>
@@ -128,10 +136,18 @@ export const writeRules: WriteRules = {
   },
   otps: {
     consume: {
-      events: (r, appId, methodId) => {
-        if (r.ok || r.reason === 'not_found' || r.reason === 'expired' || r.reason === 'used') return none;
-        const type = r.reason === 'too_many_attempts' ? 'sign_in.locked_out' : 'sign_in.failed';
-        return one(appId, type, { method: 'otp', method_id: methodId, reason: r.reason });
+      events: (r, appId, methodId) =>
+        r.ok || r.reason === 'not_found' || r.reason === 'expired' || r.reason === 'used'
+          ? none
+          : consumeFailure(appId, methodId, r.reason),
+      // Every passcode check: one statement, not begin, the check and commit. The repo writes
+      // the one alternative whose `reason` is the verdict.
+      together: {
+        method: 'consumeWithEvents',
+        expected: (appId, methodId) =>
+          (['mismatch', 'device_mismatch', 'too_many_attempts'] as const).flatMap((reason) =>
+            consumeFailure(appId, methodId, reason),
+          ),
       },
     },
   },
