@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { betterAuth } from 'better-auth';
 import { getMigrations } from 'better-auth/db/migration';
 import { fromNodeHeaders, toNodeHandler } from 'better-auth/node';
+import { emailOTP, magicLink } from 'better-auth/plugins';
 import express from 'express';
 import pg from 'pg';
 
@@ -10,6 +11,8 @@ import pg from 'pg';
  * a schema of its own (BENCH_BA_SCHEMA, created here and migrated by Better Auth's own
  * migrations). Host routes check the session on each request with `auth.api.getSession`:
  * `/me` reads the session from the database, `/me-cached` with Better Auth's cookie cache on.
+ * Its `emailOTP` and `magicLink` plugins are on for the sign-in rows; what they would send is
+ * kept here, one per address, and handed to the bench at `POST /sent` (the addresses asked).
  * Prints `{ url }` when ready, like the other bench servers.
  */
 const databaseUrl = process.env.DATABASE_URL;
@@ -21,6 +24,8 @@ await setup.connect();
 await setup.query(`create schema if not exists "${schema}"`);
 await setup.end();
 
+// What the plugins would have sent, by address: the code, or the link's token.
+const sent = new Map<string, string>();
 const pool = new pg.Pool({ connectionString: databaseUrl, options: `-c search_path="${schema}"`, max: 10 });
 const base = {
   database: pool,
@@ -30,6 +35,17 @@ const base = {
   telemetry: { enabled: false },
   rateLimit: { enabled: false },
   advanced: { useSecureCookies: false },
+  plugins: [
+    // Codes and links live an hour, as the bench's rows run minutes after the sends.
+    emailOTP({
+      expiresIn: 3600,
+      sendVerificationOTP: async ({ email, otp }) => void sent.set(email, otp),
+    }),
+    magicLink({
+      expiresIn: 3600,
+      sendMagicLink: async ({ email, token }) => void sent.set(email, token),
+    }),
+  ],
 };
 const auth = betterAuth(base);
 const cached = betterAuth({ ...base, session: { cookieCache: { enabled: true, maxAge: 300 } } });
@@ -37,6 +53,9 @@ await (await getMigrations(base)).runMigrations();
 
 const app = express();
 app.disable('x-powered-by');
+app.post('/sent', express.json({ limit: '10mb' }), (req, res) => {
+  res.json((req.body as string[]).map((email) => sent.get(email) ?? null));
+});
 // Sign-up and sign-in through the cached instance: its answers also set the cookie cache.
 app.all('/api/auth/*splat', toNodeHandler(cached));
 for (const [path, instance] of [

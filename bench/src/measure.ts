@@ -9,6 +9,8 @@ export interface Target {
   /** A fixed body, or one per request (for single-use inputs such as passcodes). */
   body?: unknown;
   nextBody?: () => unknown;
+  /** A path (and query) per request, for single-use inputs sent in the URL. */
+  nextPath?: () => string;
   /** Run a fixed number of requests instead of for the duration (single-use inputs run out). */
   amount?: number;
 }
@@ -37,8 +39,18 @@ export async function measure(
     method: target.method ?? 'GET',
     headers,
     ...(target.body === undefined ? {} : { body: JSON.stringify(target.body) }),
-    ...(target.nextBody
-      ? { requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(target.nextBody!()) }) }] }
+    ...(target.nextBody || target.nextPath
+      ? {
+          requests: [
+            {
+              setupRequest: (req) => ({
+                ...req,
+                ...(target.nextBody ? { body: JSON.stringify(target.nextBody()) } : {}),
+                ...(target.nextPath ? { path: target.nextPath() } : {}),
+              }),
+            },
+          ],
+        }
       : {}),
   };
   // autocannon notices a fixed amount is done only at its next one-second sample, and its
@@ -82,7 +94,9 @@ export async function measureInRounds(
   targets: Target[],
   options: { duration: number; connections: number; rounds: number },
 ): Promise<Measurement[]> {
-  const repeatable = targets.filter((t) => t.amount === undefined && t.nextBody === undefined);
+  const repeatable = targets.filter(
+    (t) => t.amount === undefined && t.nextBody === undefined && t.nextPath === undefined,
+  );
   for (const target of repeatable) await measure(target, { ...options, duration: 1 });
   const byName = new Map<string, Measurement[]>();
   const ratios = new Map<string, number[]>();

@@ -7,6 +7,7 @@ import { betterAuthTargets, dropSchema } from './better-auth-targets.js';
 import { startChild } from './child.js';
 import { PRIMITIVE_OF, signingPrimitiveRates } from './ed25519-rate.js';
 import { type Measurement, measureInRounds, type Target } from './measure.js';
+import { peerSignInTargets } from './peer-sign-in-targets.js';
 import { sessionCheckRates } from './session-check-rate.js';
 import { signInTargets } from './sign-in-targets.js';
 import { signingCeilingTargets } from './signing-ceilings.js';
@@ -115,6 +116,24 @@ try {
   );
 
   const peerTargets = peer ? await betterAuthTargets(peer.info.url) : [];
+  const peerSignIns = peer
+    ? await peerSignInTargets(
+        {
+          url,
+          publicToken: public_token,
+          call,
+          sent: async () =>
+            new Map(
+              (await readOutbox(outbox)).map((m) => [
+                m.to,
+                m.code ?? new URL(m.url!).searchParams.get('token')!,
+              ]),
+            ),
+        },
+        peer.info.url,
+        Number(process.env.BENCH_SIGN_IN_PEER ?? 1000),
+      )
+    : [];
 
   const signIns = await signInTargets(
     { url, secretKey: secret_key, publicToken: public_token, outbox, call },
@@ -163,6 +182,7 @@ try {
     ...signingCeilingTargets(`${bareExpress.info.url}/ceiling`),
     ...walletAuth,
     ...signIns,
+    ...peerSignIns,
   ];
 
   // BENCH_ONLY=<regex>: only the rows whose name matches (the bare Express row always runs).

@@ -99,7 +99,7 @@ export { nowSeconds, systemClock } from './ports/clock.js';
 export type { KeyVault } from './ports/key-vault.js';
 export type { RandomSource } from './ports/random.js';
 export { systemRandom } from './ports/random.js';
-export type { RateLimitDecision, RateLimiter } from './ports/rate-limiter.js';
+export type { RateLimitDecision, RateLimiter, RateLimitHit } from './ports/rate-limiter.js';
 export type { OutboundMessage, Sender } from './ports/sender.js';
 export type { Storage } from './ports/storage.js';
 export type { RateLimitRepo } from './rate-limits/repo.js';

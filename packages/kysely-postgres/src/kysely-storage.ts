@@ -68,7 +68,7 @@ function bind(root: Kysely<Database>, schema: string | undefined, preparedRead?:
     magicLinks: withStorageErrors(kyselyMagicLinkRepo(db)),
     sessions: withStorageErrors(kyselySessionRepo(db, preparedRead)),
     signingKeys: withStorageErrors(kyselySigningKeyRepo(db)),
-    rateLimits: withStorageErrors(kyselyRateLimitRepo(db)),
+    rateLimits: withStorageErrors(kyselyRateLimitRepo(db, schema)),
     wallets: withStorageErrors(kyselyWalletRepo(db)),
     seeds: withStorageErrors(kyselySeedRepo(db)),
     totps: withStorageErrors(kyselyTotpRepo(db)),

@@ -397,6 +397,56 @@ export function authRepoCases(storage: () => Storage): void {
       expect(results.filter((r) => r.counted)).toHaveLength(7);
     });
 
+    it('hitAll counts each window as hit does, independently, in the order given', async (ctx) => {
+      const s = storage();
+      if (!s.rateLimits.hitAll) return ctx.skip();
+      const [a, b, c] = [uid('rl'), uid('rl'), uid('rl')];
+      await s.rateLimits.hit(b, NOW, 2);
+      await s.rateLimits.hit(b, NOW, 2);
+      const hits = [
+        { key: a, windowStart: NOW, limit: 3 },
+        { key: b, windowStart: NOW, limit: 2 },
+        { key: c, windowStart: NOW, limit: 0 },
+      ];
+      expect(await s.rateLimits.hitAll(hits)).toEqual([
+        { counted: true, count: 1 },
+        { counted: false, count: 2 },
+        { counted: false, count: 0 },
+      ]);
+      expect(await s.rateLimits.hitAll(hits.slice(0, 1))).toEqual([{ counted: true, count: 2 }]);
+      // The same key twice is two hits, as two calls of `hit` would be.
+      expect(await s.rateLimits.hitAll([hits[0]!, hits[0]!])).toEqual([
+        { counted: true, count: 3 },
+        { counted: false, count: 3 },
+      ]);
+      expect(await s.rateLimits.hit(a, NOW + 60, 3)).toEqual({ counted: true, count: 1 });
+    });
+
+    it('hitAll counts exactly each limit of 30 concurrent calls sharing keys', async (ctx) => {
+      const s = storage();
+      if (!s.rateLimits.hitAll) return ctx.skip();
+      const [shared, other] = [uid('rl'), uid('rl')];
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          s.rateLimits.hitAll!(
+            // Half the callers name the keys in the other order: counting must not deadlock.
+            i % 2 === 0
+              ? [
+                  { key: shared, windowStart: NOW, limit: 7 },
+                  { key: other, windowStart: NOW, limit: 11 },
+                ]
+              : [
+                  { key: other, windowStart: NOW, limit: 11 },
+                  { key: shared, windowStart: NOW, limit: 7 },
+                ],
+          ),
+        ),
+      );
+      const countedOf = (pos: (i: number) => number) => results.filter((r, i) => r[pos(i)]!.counted).length;
+      expect(countedOf((i) => (i % 2 === 0 ? 0 : 1))).toBe(7);
+      expect(countedOf((i) => (i % 2 === 0 ? 1 : 0))).toBe(11);
+    });
+
     it('prunes ended windows', async () => {
       const s = storage();
       const key = uid('rl');

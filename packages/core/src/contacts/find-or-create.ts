@@ -6,16 +6,18 @@ import { type Channel, contactRepo } from './channels.js';
 /**
  * The contact with this address and its user, both created when the App has no such address.
  * Safe under concurrent calls: of racing creators one wins and the rest get its contact.
+ * `absent`: the caller has just read that the App has no such address, so it is not read again
+ * (a concurrent creator still makes this call answer with the winner's contact).
  */
 export async function findOrCreateByContact(
   k: Kernel,
   appId: string,
   channel: Channel,
   address: string,
-  options: { pending: boolean },
+  options: { pending: boolean; absent?: boolean },
 ): Promise<{ contact: ContactRecord; user_created: boolean }> {
   const repo = contactRepo(k.storage, channel);
-  const existing = await repo.findByAddress(appId, address);
+  const existing = options.absent ? null : await repo.findByAddress(appId, address);
   if (existing) return { contact: existing, user_created: false };
   const now = k.now();
   const user: UserRecord = {

@@ -9,6 +9,9 @@ type AnyRule = {
   together?: { method: string; expected: (...args: unknown[]) => ImpliedEvent[] };
 };
 
+const sameEvent = (a: ImpliedEvent, b: ImpliedEvent) =>
+  a.type === b.type && a.app_id === b.app_id && JSON.stringify(a.data) === JSON.stringify(b.data);
+
 /**
  * A Storage that writes an event beside each write `rules` names, in that write's transaction
  * (a transactional outbox): a write outside any transaction gets a transaction of its own; one
@@ -42,8 +45,10 @@ export function recordingStorage(
           if (together) {
             const expected = rule.together!.expected(...args).map(stamp);
             const result = await together(...args, expected);
-            // The repo wrote the expected events if and only if the write implies any.
-            const events = rule.events(result, ...args).length > 0 ? expected : [];
+            // The repo wrote those of the expected events that the write implies (all or none,
+            // unless the rule's `expected` offers alternatives, as a verdict's events do).
+            const implied = rule.events(result, ...args);
+            const events = expected.filter((e) => implied.some((i) => sameEvent(i, e)));
             if (pending) pending.push(...events);
             else if (events.length > 0) committed(events);
             return result;

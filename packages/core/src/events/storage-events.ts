@@ -1,7 +1,7 @@
 import type { Storage } from '../ports/storage.js';
 import type { SessionRecord } from '../sessions/repo.js';
 import type { EventType } from '../shared/event-types.js';
-import type { ContactRecord } from '../users/repo.js';
+import type { ContactRecord, UserRecord } from '../users/repo.js';
 import type { WalletSignatureRecord } from '../wallet-policies/repo.js';
 import type { WalletRecord } from '../wallets/repo.js';
 
@@ -20,9 +20,10 @@ interface WriteRule<M extends Method> {
   when?: (...args: Parameters<M>) => boolean;
   events: (result: Awaited<ReturnType<M>>, ...args: Parameters<M>) => ImpliedEvent[];
   /**
-   * When the events follow from the arguments alone (the result only says whether there are
-   * any): `expected` builds them, and a repo that has `method` makes the write and writes them
-   * in one step (one SQL statement, not a transaction of several), only if the write took effect.
+   * When the events follow from the arguments alone (the result only says which of them hold):
+   * `expected` builds them, and a repo that has `method` makes the write and writes those the
+   * write implies in one step (one SQL statement, not a transaction of several). `expected` may
+   * offer alternatives (one per outcome); the repo's method documents how it picks among them.
    * A repo without `method` gets the transaction.
    */
   together?: { method: string; expected: (...args: Parameters<M>) => ImpliedEvent[] };
@@ -49,6 +50,10 @@ const contactRules = (noun: 'email' | 'phone_number', idField: 'email_id' | 'pho
     insert: {
       events: (r: { inserted: boolean }, c: ContactRecord) =>
         r.inserted ? one(c.app_id, `${noun}.added`, data(c)) : none,
+      together: {
+        method: 'insertWithEvents',
+        expected: (c: ContactRecord) => one(c.app_id, `${noun}.added`, data(c)),
+      },
     },
     markVerified: {
       events: (c: ContactRecord | null) => (c ? one(c.app_id, `${noun}.verified`, data(c)) : none),
@@ -82,6 +87,15 @@ const signatureEvents = (entry: WalletSignatureRecord) =>
       : {}),
   });
 
+const consumeFailure = (appId: string, methodId: string, reason: string) =>
+  one(appId, reason === 'too_many_attempts' ? 'sign_in.locked_out' : 'sign_in.failed', {
+    method: 'otp',
+    method_id: methodId,
+    reason,
+  });
+
+const userCreated = (u: UserRecord) => one(u.app_id, 'user.created', { user_id: u.id, status: u.status });
+
 const walletCreated = (w: WalletRecord) =>
   one(w.app_id, 'wallet.created', {
     user_id: w.user_id,
@@ -97,12 +111,22 @@ const walletCreated = (w: WalletRecord) =>
  */
 export const writeRules: WriteRules = {
   users: {
-    insert: { events: (_r, u) => one(u.app_id, 'user.created', { user_id: u.id, status: u.status }) },
+    insert: {
+      events: (_r, u) => userCreated(u),
+      together: { method: 'insertWithEvents', expected: (u) => userCreated(u) },
+    },
   },
   emails: contactRules('email', 'email_id'),
   phoneNumbers: contactRules('phone_number', 'phone_id'),
   sessions: {
-    insert: { events: (_r, s) => one(s.app_id, 'session.created', sessionData(s)) },
+    insert: {
+      events: (_r, s) => one(s.app_id, 'session.created', sessionData(s)),
+      // Every sign-in's session: one statement, not begin, two inserts and commit.
+      together: {
+        method: 'insertWithEvents',
+        expected: (s) => one(s.app_id, 'session.created', sessionData(s)),
+      },
+    },
     touch: {
       // The hot path (activity only) implies nothing and must not pay for a transaction.
       when: (_app, _id, _now, change) => change.expiresAt !== undefined,
@@ -112,10 +136,18 @@ export const writeRules: WriteRules = {
   },
   otps: {
     consume: {
-      events: (r, appId, methodId) => {
-        if (r.ok || r.reason === 'not_found' || r.reason === 'expired' || r.reason === 'used') return none;
-        const type = r.reason === 'too_many_attempts' ? 'sign_in.locked_out' : 'sign_in.failed';
-        return one(appId, type, { method: 'otp', method_id: methodId, reason: r.reason });
+      events: (r, appId, methodId) =>
+        r.ok || r.reason === 'not_found' || r.reason === 'expired' || r.reason === 'used'
+          ? none
+          : consumeFailure(appId, methodId, r.reason),
+      // Every passcode check: one statement, not begin, the check and commit. The repo writes
+      // the one alternative whose `reason` is the verdict.
+      together: {
+        method: 'consumeWithEvents',
+        expected: (appId, methodId) =>
+          (['mismatch', 'device_mismatch', 'too_many_attempts'] as const).flatMap((reason) =>
+            consumeFailure(appId, methodId, reason),
+          ),
       },
     },
   },

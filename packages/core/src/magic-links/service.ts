@@ -66,6 +66,7 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
         ? { contact: existing, user_created: false }
         : await findOrCreateByContact(k, appId, channel, address, {
             pending: input.verification_required ?? false,
+            absent: true,
           });
 
       const minutes =

@@ -1,3 +1,4 @@
+import type { EventRecord } from '../events/repo.js';
 import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
 import type { DeviceRequirement } from '../shared/device-match.js';
 
@@ -45,6 +46,20 @@ export interface OtpRepo {
     now: number,
     maxAttempts: number,
     device: DeviceRequirement,
+  ): Promise<{ ok: true; otp: OtpRecord } | { ok: false; reason: OtpConsumeFailure }>;
+  /**
+   * Optional: `consume` and, in the same atomic step, the one of `events` whose `data.reason`
+   * is the failure's reason (none on success or when none has it), each with its webhook
+   * deliveries as EventRepo.insert writes them. Without it they are written in one transaction.
+   */
+  consumeWithEvents?(
+    appId: string,
+    methodId: string,
+    codeHash: string,
+    now: number,
+    maxAttempts: number,
+    device: DeviceRequirement,
+    events: EventRecord[],
   ): Promise<{ ok: true; otp: OtpRecord } | { ok: false; reason: OtpConsumeFailure }>;
   /** Deletes every code of a method (the method was removed). */
   deleteByMethod(appId: string, methodId: string): Promise<void>;

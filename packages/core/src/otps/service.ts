@@ -68,12 +68,21 @@ export function otpService(k: Kernel, sessions: SessionService) {
       : null;
   }
 
-  /** Sends the contact its live code, or stores a new one and sends that; `checkAllowed` has passed. */
-  async function deliver(appId: string, channel: Channel, contact: ContactRecord, input: SendInput) {
+  /**
+   * Sends the contact its live code, or stores a new one and sends that; `checkAllowed` has
+   * passed. `fresh`: the contact was created by this call, so it has no code yet to look for.
+   */
+  async function deliver(
+    appId: string,
+    channel: Channel,
+    contact: ContactRecord,
+    input: SendInput,
+    fresh = false,
+  ) {
     const app = await k.app(appId);
     const now = k.now();
     let minutes = input.expiration_minutes ?? app.settings.otp.expires_in_minutes;
-    const live = await liveCode(appId, contact.id, app.settings.otp.max_attempts, now);
+    const live = fresh ? null : await liveCode(appId, contact.id, app.settings.otp.max_attempts, now);
     let code: string;
     if (live) {
       ({ code, minutes } = live);
@@ -199,7 +208,7 @@ export function otpService(k: Kernel, sessions: SessionService) {
       const { contact, user_created } = await findOrCreateByContact(k, appId, channel, address, {
         pending: input.create_user_as_pending ?? false,
       });
-      await deliver(appId, channel, contact, input);
+      await deliver(appId, channel, contact, input, user_created);
       return response(channel, contact, { user_created });
     },
 

@@ -12,4 +12,16 @@ export interface RateLimitDecision {
  */
 export interface RateLimiter {
   hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+  /**
+   * Optional: several hits of one request (distinct keys) in one step, one decision each in the
+   * same order. Each key is counted as `hit` would count it, independently of the others, so a
+   * limiter without it is served by calling `hit` for each.
+   */
+  hitAll?(hits: readonly RateLimitHit[]): Promise<RateLimitDecision[]>;
+}
+
+export interface RateLimitHit {
+  key: string;
+  limit: number;
+  windowSeconds: number;
 }

@@ -6,6 +6,13 @@ export interface RateLimitRepo {
    * `limit` hits per window are counted.
    */
   hit(key: string, windowStart: number, limit: number): Promise<{ counted: boolean; count: number }>;
+  /**
+   * Optional: `hit` for several distinct keys at once (one statement where the store allows),
+   * each counted independently as `hit` counts it; the answers in the order given.
+   */
+  hitAll?(
+    hits: ReadonlyArray<{ key: string; windowStart: number; limit: number }>,
+  ): Promise<Array<{ counted: boolean; count: number }>>;
   /** Deletes windows that ended before `before`, to keep the table small. */
   prune(before: number): Promise<void>;
 }

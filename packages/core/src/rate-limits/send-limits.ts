@@ -1,11 +1,14 @@
 import type { AppRecord } from '../apps/repo.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
+import type { RateLimitHit } from '../ports/rate-limiter.js';
 
 /**
  * The App's limits on messages (passcodes, links): per destination, for the whole App and, for
  * SMS, the App's SMS budget. Called before anything is written, so a refused call leaves no
- * record behind.
+ * record behind. A limiter that counts several windows at once (`hitAll`) counts them in one
+ * step; each window counts this send whether or not another refuses it, as when they are
+ * counted one by one.
  */
 export async function checkSendLimits(
   k: Kernel,
@@ -14,14 +17,24 @@ export async function checkSendLimits(
   channel: 'sms' | 'email' = 'email',
 ): Promise<void> {
   const rules = app.settings.rate_limits;
-  const checks: [string, { limit: number; window_seconds: number }][] = [
-    [`send:app:${app.id}`, rules.per_app],
-    [`send:to:${app.id}:${destination}`, rules.per_destination],
+  const hits: RateLimitHit[] = [
+    { key: `send:app:${app.id}`, ...limitOf(rules.per_app) },
+    { key: `send:to:${app.id}:${destination}`, ...limitOf(rules.per_destination) },
   ];
-  if (channel === 'sms') checks.unshift([`send:sms:${app.id}`, rules.per_app_sms]);
-  for (const [key, rule] of checks) {
-    const decision = await k.rateLimiter.hit(key, rule.limit, rule.window_seconds);
+  if (channel === 'sms') hits.unshift({ key: `send:sms:${app.id}`, ...limitOf(rules.per_app_sms) });
+  if (k.rateLimiter.hitAll) {
+    const refused = (await k.rateLimiter.hitAll(hits)).find((d) => !d.allowed);
+    if (refused) throw new LatchkeyError('rate_limited', undefined, { retryAfter: refused.retryAfter });
+    return;
+  }
+  for (const hit of hits) {
+    const decision = await k.rateLimiter.hit(hit.key, hit.limit, hit.windowSeconds);
     if (!decision.allowed)
       throw new LatchkeyError('rate_limited', undefined, { retryAfter: decision.retryAfter });
   }
 }
+
+const limitOf = (rule: { limit: number; window_seconds: number }) => ({
+  limit: rule.limit,
+  windowSeconds: rule.window_seconds,
+});

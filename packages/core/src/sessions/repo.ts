@@ -1,3 +1,4 @@
+import type { EventRecord } from '../events/repo.js';
 import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
 import type { Factor } from '../shared/factor.js';
 
@@ -19,6 +20,12 @@ export interface SessionRecord {
 
 export interface SessionRepo {
   insert(session: SessionRecord): Promise<void>;
+  /**
+   * Optional: `insert` and the events it implies (each with its webhook deliveries, as
+   * EventRepo.insert writes them) in one atomic step: a sign-in's session costs one round trip
+   * instead of a transaction of two statements. Without it they are written in one transaction.
+   */
+  insertWithEvents?(session: SessionRecord, events: EventRecord[]): Promise<void>;
   get(appId: string, sessionId: string): Promise<SessionRecord | null>;
   findByTokenHash(appId: string, tokenHash: string): Promise<SessionRecord | null>;
   /**

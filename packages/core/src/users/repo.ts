@@ -1,3 +1,4 @@
+import type { EventRecord } from '../events/repo.js';
 import type { TotpRecord } from '../totps/repo.js';
 import type { WalletRecord } from '../wallets/repo.js';
 import type { WebAuthnCredentialRecord } from '../webauthn/repo.js';
@@ -36,6 +37,8 @@ export interface UserWithMethods {
 
 export interface UserRepo {
   insert(user: UserRecord): Promise<void>;
+  /** Optional: `insert` and the events it implies in one atomic step (as SessionRepo's). */
+  insertWithEvents?(user: UserRecord, events: EventRecord[]): Promise<void>;
   get(appId: string, userId: string): Promise<UserRecord | null>;
   /**
    * The user and its lists together, or null when the App has no such user. One round trip
@@ -67,6 +70,8 @@ export interface ContactRepo {
    * concurrent inserts of one address in one App, exactly one gets `inserted: true`.
    */
   insert(contact: ContactRecord): Promise<{ inserted: boolean }>;
+  /** Optional: `insert` and, only when it inserted, the events it implies, in one atomic step. */
+  insertWithEvents?(contact: ContactRecord, events: EventRecord[]): Promise<{ inserted: boolean }>;
   get(appId: string, id: string): Promise<ContactRecord | null>;
   findByAddress(appId: string, address: string): Promise<ContactRecord | null>;
   listByUser(appId: string, userId: string): Promise<ContactRecord[]>;

@@ -2,6 +2,7 @@ import type { ContactRecord, ContactRepo } from '@latchkey/core';
 import type { Selectable } from 'kysely';
 import type { ContactsTable, LatchkeyDb } from '../database.js';
 import { toNullableSeconds, toSeconds } from './columns.js';
+import { writeWithEvents } from './event-repo.js';
 
 export const toContactRecord = (row: Selectable<ContactsTable>): ContactRecord => ({
   id: row.id,
@@ -14,24 +15,28 @@ export const toContactRecord = (row: Selectable<ContactsTable>): ContactRecord =
 
 /** One repository per contact table: `emails` or `phone_numbers`. */
 export function kyselyContactRepo(db: LatchkeyDb, table: 'emails' | 'phone_numbers'): ContactRepo {
+  // One statement: the unique (app_id, address) decides the race, and a duplicate is not an
+  // error, so it never aborts an enclosing transaction.
+  const insertContact = (contact: ContactRecord) =>
+    db
+      .insertInto(table)
+      .values({
+        id: contact.id,
+        app_id: contact.app_id,
+        user_id: contact.user_id,
+        address: contact.address,
+        verified_at: contact.verified_at,
+        created_at: contact.created_at,
+      })
+      .onConflict((oc) => oc.columns(['app_id', 'address']).doNothing())
+      .returning('id');
   return {
     async insert(contact) {
-      // One statement: the unique (app_id, address) decides the race, and a duplicate is not an
-      // error, so it never aborts an enclosing transaction.
-      const row = await db
-        .insertInto(table)
-        .values({
-          id: contact.id,
-          app_id: contact.app_id,
-          user_id: contact.user_id,
-          address: contact.address,
-          verified_at: contact.verified_at,
-          created_at: contact.created_at,
-        })
-        .onConflict((oc) => oc.columns(['app_id', 'address']).doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      return { inserted: row !== undefined };
+      return { inserted: (await insertContact(contact).executeTakeFirst()) !== undefined };
+    },
+
+    async insertWithEvents(contact, events) {
+      return { inserted: (await writeWithEvents(db, insertContact(contact), events)).length > 0 };
     },
 
     async get(appId, id) {

@@ -8,7 +8,7 @@ import type {
   WebhookEndpointRecord,
   WebhookRepo,
 } from '@latchkey/core';
-import { type Compilable, type OperationNodeSource, type Selectable, sql } from 'kysely';
+import { type Compilable, type OperationNodeSource, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { EventsTable, LatchkeyDb, WebhookDeliveriesTable, WebhookEndpointsTable } from '../database.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
 import { inTransaction } from './in-transaction.js';
@@ -77,12 +77,14 @@ function owed(db: LatchkeyDb, event: EventRecord, due: number, endpointId?: stri
  * and the deliveries they owe (due at each event's time, as EventRepo.insert writes them), all
  * in ONE statement of data-modifying CTEs: one round trip and one commit instead of begin, three
  * inserts and commit. Every table is named through the builder, so the storage's schema applies.
- * Returns `write`'s rows.
+ * Returns `write`'s rows. `which`: a condition on `written` (the write's rows) and `v` (an event's
+ * row) naming the events to write, when `events` are alternatives; by default all of them.
  */
 export async function writeWithEvents<Row>(
   db: LatchkeyDb,
   write: Compilable<Row> & OperationNodeSource,
   events: EventRecord[],
+  which: RawBuilder<boolean> = sql<boolean>`true`,
 ): Promise<Row[]> {
   if (events.length === 0) return (await sql<Row>`${write}`.execute(db)).rows;
   const values = sql.join(
@@ -95,7 +97,7 @@ export async function writeWithEvents<Row>(
     .insertInto('events')
     .columns(['id', 'app_id', 'type', 'data', 'created_at'])
     .expression(
-      sql`select * from (values ${values}) as v (id, app_id, type, data, created_at) where exists (select 1 from written)`,
+      sql`select * from (values ${values}) as v (id, app_id, type, data, created_at) where exists (select 1 from written where ${which})`,
     )
     .returning(['id', 'app_id', 'type', 'created_at']);
   const newDeliveries = db

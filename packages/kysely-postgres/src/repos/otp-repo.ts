@@ -1,8 +1,15 @@
-import type { DeviceFingerprint, OtpConsumeFailure, OtpRecord, OtpRepo } from '@latchkey/core';
+import type {
+  DeviceFingerprint,
+  DeviceRequirement,
+  OtpConsumeFailure,
+  OtpRecord,
+  OtpRepo,
+} from '@latchkey/core';
 import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, OtpsTable } from '../database.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
 import { deviceMatchSql } from './device-sql.js';
+import { writeWithEvents } from './event-repo.js';
 
 const toRecord = (row: Selectable<OtpsTable>): OtpRecord => ({
   id: row.id,
@@ -17,7 +24,56 @@ const toRecord = (row: Selectable<OtpsTable>): OtpRecord => ({
   created_at: toSeconds(row.created_at),
 });
 
+type ConsumedRow = Selectable<OtpsTable> & { verdict: OtpConsumeFailure | 'ok' };
+
+const verdictOf = (
+  row: ConsumedRow | undefined,
+): { ok: true; otp: OtpRecord } | { ok: false; reason: OtpConsumeFailure } => {
+  if (!row) return { ok: false, reason: 'not_found' };
+  if (row.verdict === 'ok') return { ok: true, otp: toRecord(row) };
+  return { ok: false, reason: row.verdict };
+};
+
 export function kyselyOtpRepo(db: LatchkeyDb): OtpRepo {
+  // One statement: the CTE locks the method's code and judges its latest version (a concurrent
+  // consume that won first makes it 'used'); the update applies the verdict.
+  const consumeQuery = (
+    appId: string,
+    methodId: string,
+    codeHash: string,
+    now: number,
+    maxAttempts: number,
+    device: DeviceRequirement,
+  ) => {
+    const verdict = sql<OtpConsumeFailure | 'ok'>`case
+        when used_at is not null then 'used'
+        when attempts >= ${maxAttempts} then 'too_many_attempts'
+        when expires_at <= ${now} then 'expired'
+        when code_hash <> ${codeHash} then 'mismatch'
+        when not ${deviceMatchSql(device, 'otps')} then 'device_mismatch'
+        else 'ok' end`;
+    return db
+      .with('target', (qb) =>
+        qb
+          .selectFrom('otps')
+          .select(['id', verdict.as('verdict')])
+          .where('app_id', '=', appId)
+          .where('method_id', '=', methodId)
+          .forUpdate(),
+      )
+      .updateTable('otps')
+      .from('target')
+      .set({
+        used_at: sql<number | null>`case when ${sql.ref('target.verdict')} = 'ok'
+            then ${now} else ${sql.ref('otps.used_at')} end`,
+        attempts: sql<number>`case when ${sql.ref('target.verdict')} in ('mismatch', 'device_mismatch')
+            then ${sql.ref('otps.attempts')} + 1 else ${sql.ref('otps.attempts')} end`,
+      })
+      .whereRef('otps.id', '=', 'target.id')
+      .returningAll('otps')
+      .returning('target.verdict');
+  };
+
   return {
     async replace(otp) {
       // An upsert on (app_id, method_id): one statement, so two concurrent sends never collide.
@@ -42,39 +98,20 @@ export function kyselyOtpRepo(db: LatchkeyDb): OtpRepo {
     },
 
     async consume(appId, methodId, codeHash, now, maxAttempts, device) {
-      // One statement: the CTE locks the method's code and judges its latest version (a
-      // concurrent consume that won first makes it 'used'); the update applies the verdict.
-      const verdict = sql<OtpConsumeFailure | 'ok'>`case
-        when used_at is not null then 'used'
-        when attempts >= ${maxAttempts} then 'too_many_attempts'
-        when expires_at <= ${now} then 'expired'
-        when code_hash <> ${codeHash} then 'mismatch'
-        when not ${deviceMatchSql(device, 'otps')} then 'device_mismatch'
-        else 'ok' end`;
-      const row = await db
-        .with('target', (qb) =>
-          qb
-            .selectFrom('otps')
-            .select(['id', verdict.as('verdict')])
-            .where('app_id', '=', appId)
-            .where('method_id', '=', methodId)
-            .forUpdate(),
-        )
-        .updateTable('otps')
-        .from('target')
-        .set({
-          used_at: sql<number | null>`case when ${sql.ref('target.verdict')} = 'ok'
-            then ${now} else ${sql.ref('otps.used_at')} end`,
-          attempts: sql<number>`case when ${sql.ref('target.verdict')} in ('mismatch', 'device_mismatch')
-            then ${sql.ref('otps.attempts')} + 1 else ${sql.ref('otps.attempts')} end`,
-        })
-        .whereRef('otps.id', '=', 'target.id')
-        .returningAll('otps')
-        .returning('target.verdict')
-        .executeTakeFirst();
-      if (!row) return { ok: false, reason: 'not_found' };
-      if (row.verdict === 'ok') return { ok: true, otp: toRecord(row) };
-      return { ok: false, reason: row.verdict };
+      return verdictOf(
+        await consumeQuery(appId, methodId, codeHash, now, maxAttempts, device).executeTakeFirst(),
+      );
+    },
+
+    async consumeWithEvents(appId, methodId, codeHash, now, maxAttempts, device, events) {
+      const query = consumeQuery(appId, methodId, codeHash, now, maxAttempts, device);
+      const [row] = await writeWithEvents(
+        db,
+        query,
+        events,
+        sql<boolean>`written.verdict = v.data->>'reason'`,
+      );
+      return verdictOf(row);
     },
 
     async get(appId, methodId) {

@@ -1,9 +1,10 @@
-import type { DeviceFingerprint, Factor, SessionRecord, SessionRepo } from '@latchkey/core';
+import type { DeviceFingerprint, EventRecord, Factor, SessionRecord, SessionRepo } from '@latchkey/core';
 import { type Compilable, type CompiledQuery, type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, SessionsTable } from '../database.js';
 import type { PreparedRead } from '../prepared-reads.js';
 import { batched } from './batched.js';
 import { copyJson, fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
+import { writeWithEvents } from './event-repo.js';
 
 const toRecord = (row: Selectable<SessionsTable>): SessionRecord => ({
   id: row.id,
@@ -135,25 +136,43 @@ function sessionLookup(db: LatchkeyDb, read: PreparedRead | undefined, key: Sess
 export function kyselySessionRepo(db: LatchkeyDb, read?: PreparedRead): SessionRepo {
   const byId = sessionLookup(db, read, 'id');
   const byTokenHash = sessionLookup(db, read, 'token_hash');
+  const row = (session: SessionRecord) => ({
+    id: session.id,
+    app_id: session.app_id,
+    user_id: session.user_id,
+    token_hash: session.token_hash,
+    started_at: session.started_at,
+    expires_at: session.expires_at,
+    last_active_at: session.last_active_at,
+    factors: toJson(session.factors),
+    device_fingerprint: session.device_fingerprint === null ? null : toJson(session.device_fingerprint),
+    revoked_at: session.revoked_at,
+    created_at: session.created_at,
+    updated_at: session.updated_at,
+  });
+  type Entry = { session: SessionRecord; events: EventRecord[] };
+  const writeAll = async (entries: Entry[]) => {
+    await writeWithEvents(
+      db,
+      db
+        .insertInto('sessions')
+        .values(entries.map((e) => row(e.session)))
+        .returning('id'),
+      entries.flatMap((e) => e.events),
+    );
+    return entries.map(() => undefined);
+  };
+  // Group commit: the sessions of concurrent sign-ins share a statement and its commit (each
+  // caller still waits for its own to be written; a failed batch runs again one by one). A
+  // caller's transaction shares nothing.
+  const write = db.isTransaction ? (e: Entry) => writeAll([e]) : batched(writeAll);
   return {
     async insert(session) {
-      await db
-        .insertInto('sessions')
-        .values({
-          id: session.id,
-          app_id: session.app_id,
-          user_id: session.user_id,
-          token_hash: session.token_hash,
-          started_at: session.started_at,
-          expires_at: session.expires_at,
-          last_active_at: session.last_active_at,
-          factors: toJson(session.factors),
-          device_fingerprint: session.device_fingerprint === null ? null : toJson(session.device_fingerprint),
-          revoked_at: session.revoked_at,
-          created_at: session.created_at,
-          updated_at: session.updated_at,
-        })
-        .execute();
+      await db.insertInto('sessions').values(row(session)).execute();
+    },
+
+    async insertWithEvents(session, events) {
+      await write({ session, events });
     },
 
     async get(appId, sessionId) {

@@ -3,6 +3,7 @@ import { type Selectable, sql, type Updateable } from 'kysely';
 import type { LatchkeyDb, UsersTable } from '../database.js';
 import { definedOnly, fromJson, toJson, toSeconds } from './columns.js';
 import { toContactRecord } from './contact-repo.js';
+import { writeWithEvents } from './event-repo.js';
 import { toTotpRecord } from './totp-repo.js';
 import { toWallet } from './wallet-repo.js';
 import { toCredential } from './webauthn-repo.js';
@@ -20,6 +21,15 @@ const toRecord = (row: Selectable<UsersTable>): UserRecord => ({
 const nameColumn = (name: UserName | null) => (name === null ? null : toJson(name));
 
 export function kyselyUserRepo(db: LatchkeyDb): UserRepo {
+  const insertUser = (user: UserRecord) =>
+    db.insertInto('users').values({
+      id: user.id,
+      app_id: user.app_id,
+      name: nameColumn(user.name),
+      status: user.status,
+      created_at: user.created_at,
+      updated_at: user.updated_at,
+    });
   const get = async (appId: string, userId: string) => {
     const row = await db
       .selectFrom('users')
@@ -102,17 +112,11 @@ export function kyselyUserRepo(db: LatchkeyDb): UserRepo {
     },
 
     async insert(user) {
-      await db
-        .insertInto('users')
-        .values({
-          id: user.id,
-          app_id: user.app_id,
-          name: nameColumn(user.name),
-          status: user.status,
-          created_at: user.created_at,
-          updated_at: user.updated_at,
-        })
-        .execute();
+      await insertUser(user).execute();
+    },
+
+    async insertWithEvents(user, events) {
+      await writeWithEvents(db, insertUser(user).returning('id'), events);
     },
 
     async update(appId, userId, patch) {

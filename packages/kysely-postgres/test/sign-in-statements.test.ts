@@ -1,0 +1,286 @@
+import { createHmac } from 'node:crypto';
+import type { PGlite } from '@electric-sql/pglite';
+import { createLatchkey, type Latchkey, type OutboundMessage, type Storage } from '@latchkey/core';
+import { Wallet } from 'ethers';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kyselyStorage } from '../src/index.js';
+import { DATABASE_URL, randomSchema } from './targets.js';
+
+/**
+ * What each sign-in request costs the database, counted at the driver (every query a pg Client
+ * or PGlite sends is one round trip; BEGIN, COMMIT and ROLLBACK are round trips but not
+ * statements). The budgets are the counts of docs/benchmarks.md's statements table: a change
+ * that adds a statement to a sign-in path fails here, so the count cannot creep back up.
+ */
+interface Count {
+  statements: number;
+  round_trips: number;
+  sql: string[];
+}
+
+const CONTROL = /^\s*(begin|start transaction|commit|rollback|savepoint|release)\b/i;
+
+function counter() {
+  let on = false;
+  let seen: string[] = [];
+  return {
+    note(text: string) {
+      if (on) seen.push(text);
+    },
+    async during(fn: () => Promise<unknown>): Promise<Count> {
+      seen = [];
+      on = true;
+      try {
+        await fn();
+      } finally {
+        on = false;
+      }
+      return {
+        statements: seen.filter((s) => !CONTROL.test(s)).length,
+        round_trips: seen.length,
+        sql: seen,
+      };
+    },
+  };
+}
+
+type Counter = ReturnType<typeof counter>;
+
+interface Opened {
+  storage: Storage;
+  close(): Promise<void>;
+}
+
+/** Postgres: every query any pg Client of the Pool sends is noted (prepared statements too). */
+async function onPostgres(c: Counter): Promise<Opened> {
+  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
+  const schema = randomSchema();
+  const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0];
+    const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
+    if (text) c.note(text);
+    return original.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+  const storage = await kyselyStorage({ pool, schema, migrate: true });
+  return {
+    storage,
+    async close() {
+      pg.Client.prototype.query = original as typeof pg.Client.prototype.query;
+      await storage.close();
+      await pool.query(`drop schema if exists "${schema}" cascade`);
+      await pool.end();
+    },
+  };
+}
+
+/** PGlite: its one connection's `query` is the round trip. */
+async function onPglite(c: Counter): Promise<Opened> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const pglite: PGlite = await PGlite.create();
+  const query = pglite.query.bind(pglite);
+  pglite.query = ((text: string, ...rest: unknown[]) => {
+    c.note(text);
+    return (query as (...a: unknown[]) => unknown)(text, ...rest);
+  }) as PGlite['query'];
+  const storage = await kyselyStorage({ pglite, schema: randomSchema(), migrate: true });
+  return {
+    storage,
+    async close() {
+      await storage.close();
+      await pglite.close();
+    },
+  };
+}
+
+/** RFC 6238 with SHA-1, 6 digits, 30-second steps, written here as the oracle. */
+function totpCode(base32: string, at: number): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const ch of base32.replace(/=+$/, '')) bits += alphabet.indexOf(ch).toString(2).padStart(5, '0');
+  const key = Buffer.from(bits.match(/.{8}/g)!.map((b) => Number.parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30)));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  const offset = mac[mac.length - 1]! & 0xf;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+
+const targets = [
+  { name: 'pglite', open: onPglite },
+  ...(DATABASE_URL ? [{ name: 'postgres', open: onPostgres }] : []),
+];
+
+describe.each(targets)('statements per sign-in request on $name', ({ name, open }) => {
+  const c = counter();
+  let db: Opened;
+  let latchkey: Latchkey;
+  let publicToken: string;
+  let secretKey: string;
+  let appId: string;
+  const sent: OutboundMessage[] = [];
+  const table: Record<string, { statements: number; round_trips: number }> = {};
+
+  beforeAll(async () => {
+    db = await open(c);
+    latchkey = createLatchkey({
+      storage: db.storage,
+      secret: 'statements-test-secret-0123456789abcdef',
+      sender: { send: async (m) => void sent.push(m) },
+    });
+    const app = await latchkey.apps.create({
+      name: 'Statements',
+      settings: {
+        webauthn: { allowed_domains: ['localhost'] },
+        redirect_urls: {
+          login: ['https://x.test/l'],
+          signup: ['https://x.test/s'],
+          default_login: 'https://x.test/l',
+          default_signup: 'https://x.test/s',
+        },
+      },
+    });
+    publicToken = app.public_token;
+    appId = app.app_id;
+    secretKey = app.secret_key;
+    // Warm: the App is read and cached, the signing key made, before anything is counted.
+    await call('POST', '/v1/auth/otps/email/login_or_create', { email: 'warm@example.com' });
+    await call('POST', '/v1/auth/otps/verify', {
+      method_id: (await call('POST', '/v1/auth/otps/email/send', { email: 'warm@example.com' })).method_id,
+      otp: sent.at(-1)!.code,
+      session_expires_in: 60,
+    });
+  });
+  afterAll(async () => {
+    console.log(`statements per request on ${name}:\n${JSON.stringify(table, null, 1)}`);
+    await db?.close();
+  });
+
+  async function call(method: string, route: string, body: unknown, key = publicToken) {
+    const res = await latchkey.fetch(
+      new Request(`http://latchkey.test${route}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+      { clientIp: '203.0.113.9' },
+    );
+    const json = (await res.json()) as Record<string, string>;
+    if (res.status !== 200) throw new Error(`${route} → ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+
+  /** Counts one request, checks it answered, and holds it to its budget. */
+  async function expectBudget(
+    label: string,
+    budget: { statements: number; round_trips: number },
+    request: () => Promise<unknown>,
+  ) {
+    const count = await c.during(request);
+    table[label] = { statements: count.statements, round_trips: count.round_trips };
+    if (process.env.SHOW_SQL) console.log(label, count.sql);
+    expect
+      .soft({ statements: count.statements, round_trips: count.round_trips }, count.sql.join('\n'))
+      .toEqual(budget);
+  }
+
+  it('OTP: send to a new address, send again, verify into a session', async () => {
+    let method_id = '';
+    await expectBudget(
+      'otps/email/login_or_create (new user)',
+      { statements: 6, round_trips: 8 },
+      async () => {
+        method_id = (await call('POST', '/v1/auth/otps/email/login_or_create', { email: 'a@example.com' }))
+          .method_id!;
+      },
+    );
+    await expectBudget('otps/email/login_or_create (resend)', { statements: 4, round_trips: 4 }, () =>
+      call('POST', '/v1/auth/otps/email/login_or_create', { email: 'a@example.com' }),
+    );
+    const otp = sent.at(-1)!.code!;
+    const wrong = otp === '000000' ? '111111' : '000000';
+    // A wrong code counts its attempt and writes its one event in the same statement.
+    const failed = await c.during(() =>
+      latchkey.otps
+        .verify(appId, { method_id, otp: wrong })
+        .catch((err: { errorType: string }) => err.errorType),
+    );
+    table['otps/verify, wrong code (service)'] = {
+      statements: failed.statements,
+      round_trips: failed.round_trips,
+    };
+    expect({ statements: failed.statements, round_trips: failed.round_trips }).toEqual({
+      statements: 1,
+      round_trips: 1,
+    });
+    const events = (await latchkey.events.list(appId, { type: 'sign_in.failed' })).events;
+    expect(events.map((e) => e.data)).toEqual([{ method: 'otp', method_id, reason: 'mismatch' }]);
+    expect((await latchkey.events.list(appId, { type: 'sign_in.locked_out' })).events).toEqual([]);
+    await expectBudget('otps/verify → session', { statements: 6, round_trips: 8 }, async () => {
+      const r = await call('POST', '/v1/auth/otps/verify', { method_id, otp, session_expires_in: 60 });
+      expect(r.session_jwt).toBeTruthy();
+    });
+  });
+
+  it('magic link: send to a new address, authenticate into a session', async () => {
+    await expectBudget(
+      'magic_links/email/login_or_create (new user)',
+      { statements: 6, round_trips: 8 },
+      () => call('POST', '/v1/auth/magic_links/email/login_or_create', { email: 'm@example.com' }),
+    );
+    const token = new URL(sent.at(-1)!.url!).searchParams.get('token')!;
+    await expectBudget('magic_links/authenticate → session', { statements: 6, round_trips: 8 }, async () => {
+      const r = await call('POST', '/v1/auth/magic_links/authenticate', { token, session_expires_in: 60 });
+      expect(r.session_jwt).toBeTruthy();
+    });
+  });
+
+  it('TOTP: authenticate into a session', async () => {
+    const { user_id } = await call('POST', '/v1/auth/users', {}, secretKey);
+    const { secret } = await call('POST', '/v1/auth/totps/create', { user_id }, secretKey);
+    const now = Math.floor(Date.now() / 1000);
+    await call('POST', '/v1/auth/totps/verify', { user_id, totp_code: totpCode(secret!, now) }, secretKey);
+    await expectBudget('totps/authenticate → session', { statements: 5, round_trips: 5 }, async () => {
+      const r = await call(
+        'POST',
+        '/v1/auth/totps/authenticate',
+        { user_id, totp_code: totpCode(secret!, now + 30), session_expires_in: 60 },
+        secretKey,
+      );
+      expect(r.session_jwt).toBeTruthy();
+    });
+  });
+
+  it('wallet: challenge, verify into a session (returning wallet)', async () => {
+    const wallet = Wallet.createRandom();
+    const signIn = async () => {
+      const ch = await call('POST', '/v1/auth/wallets/challenge', {
+        wallet_type: 'ethereum',
+        public_address: wallet.address,
+      });
+      return {
+        wallet_type: 'ethereum',
+        public_address: wallet.address,
+        nonce: ch.nonce,
+        signature: Buffer.from((await wallet.signMessage(ch.challenge!)).slice(2), 'hex').toString('base64'),
+        session_expires_in: 60,
+      };
+    };
+    await call('POST', '/v1/auth/wallets/verify', await signIn());
+    await expectBudget('wallets/challenge', { statements: 3, round_trips: 3 }, () =>
+      call('POST', '/v1/auth/wallets/challenge', { wallet_type: 'ethereum', public_address: wallet.address }),
+    );
+    const body = await signIn();
+    await expectBudget('wallets/verify → session', { statements: 5, round_trips: 5 }, async () => {
+      const r = await call('POST', '/v1/auth/wallets/verify', body);
+      expect(r.session_jwt).toBeTruthy();
+    });
+  });
+
+  it('passkey: begin a discoverable sign-in', async () => {
+    await expectBudget('webauthn/authentications/begin', { statements: 3, round_trips: 3 }, () =>
+      call('POST', '/v1/auth/webauthn/authentications/begin', { domain: 'localhost' }),
+    );
+  });
+});
