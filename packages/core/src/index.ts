@@ -88,6 +88,27 @@ export type { LatchkeyOptions } from './options.js';
 export type { OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
 export type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './otps/schema.js';
 export type { OtpService } from './otps/service.js';
+export {
+  createPasswordHasher,
+  dummyVerify,
+  HASH_TYPES,
+  type HashType,
+  type ImportedHash,
+  importedHashSchema,
+  OWASP_ARGON2ID,
+  type PasswordHasher,
+  type PasswordHasherOptions,
+  storedFromImport,
+} from './password-auth/hashing/index.js';
+export type { BreachedPasswords } from './password-auth/ports.js';
+export type {
+  PasswordChangeReason,
+  PasswordCheckTicket,
+  PasswordRecord,
+  PasswordRepo,
+  PasswordSource,
+} from './password-auth/repo.js';
+export type { PasswordAuthService } from './password-auth/service.js';
 export type { PasswordEstimate } from './passwords/estimator.js';
 export type { StrengthCheckRequest, StrengthCheckResponse } from './passwords/schema.js';
 export type { PasswordService } from './passwords/service.js';

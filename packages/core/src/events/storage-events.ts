@@ -109,6 +109,9 @@ export const writeRules: WriteRules = {
       events: (s) => (s ? one(s.app_id, 'session.extended', sessionData(s)) : none),
     },
     revoke: { events: (s) => (s ? one(s.app_id, 'session.revoked', sessionData(s)) : none) },
+    revokeByUser: {
+      events: (revoked) => revoked.flatMap((s) => one(s.app_id, 'session.revoked', sessionData(s))),
+    },
   },
   otps: {
     consume: {
@@ -117,6 +120,16 @@ export const writeRules: WriteRules = {
         const type = r.reason === 'too_many_attempts' ? 'sign_in.locked_out' : 'sign_in.failed';
         return one(appId, type, { method: 'otp', method_id: methodId, reason: r.reason });
       },
+    },
+  },
+  passwords: {
+    insert: {
+      events: (r, p, source) =>
+        r.inserted ? one(p.app_id, 'password.created', { user_id: p.user_id, source }) : none,
+    },
+    replace: {
+      events: (p, _appId, _userId, _hash, _now, reason) =>
+        p ? one(p.app_id, 'password.changed', { user_id: p.user_id, reason }) : none,
     },
   },
   totps: {

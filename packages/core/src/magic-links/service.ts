@@ -119,6 +119,8 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
       );
       if (!result.ok) throw new LatchkeyError(failures[result.reason]);
       const { link } = result;
+      // Reset links' tokens are hashed for their own purpose and never match here; kept exact.
+      if (link.kind === 'password_reset') throw new LatchkeyError('magic_link_not_found');
       const contact = await k.storage.emails.markVerified(appId, link.email_id, now);
       if (!contact) throw new LatchkeyError('magic_link_not_found');
       const user = await contactOwner(k, appId, link.user_id, now, 'magic_link_not_found');
