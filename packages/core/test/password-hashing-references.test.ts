@@ -82,9 +82,9 @@ describe('the reference argon2 command', () => {
       );
       expect(stored).toBe(reference);
       // A different password gives the command another hash.
-      expect(run('argon2', [salt, '-id', '-t', '2', '-k', '19456', '-p', '1', '-e'], 'Tr0ub4dor&4 ünïcode')).not.toBe(
-        stored,
-      );
+      expect(
+        run('argon2', [salt, '-id', '-t', '2', '-k', '19456', '-p', '1', '-e'], 'Tr0ub4dor&4 ünïcode'),
+      ).not.toBe(stored);
     } finally {
       await own.close();
     }
@@ -105,7 +105,10 @@ describe("Better Auth's scrypt", () => {
   it("hashPassword's output verifies, NFKC forms included", async () => {
     const hash = await betterAuthHash('better auth pass');
     await verifiesOnlyItsPassword({ hash, hash_type: 'scrypt' }, 'better auth pass');
-    await verifiesOnlyItsPassword({ hash, hash_type: 'scrypt', scrypt: { format: 'better_auth' } }, 'better auth pass');
+    await verifiesOnlyItsPassword(
+      { hash, hash_type: 'scrypt', scrypt: { format: 'better_auth' } },
+      'better auth pass',
+    );
     // Better Auth hashes the NFKC form: the decomposed é signs in as the composed one.
     const accented = await betterAuthHash('caf\u00e9 au lait');
     const stored = storedFromImport({ hash: accented, hash_type: 'scrypt' });
@@ -123,7 +126,8 @@ describe("Firebase's scrypt", () => {
         salt: '42xEC+ixf3L2lw==',
         scrypt: {
           format: 'firebase',
-          signer_key: 'jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==',
+          signer_key:
+            'jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==',
           salt_separator: 'Bw==',
           rounds: 8,
           mem_cost: 14,
