@@ -179,7 +179,9 @@ export function storedFromImport(input: ImportedHash): string {
   const parsed = importedHashSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const field = issue.path.join('.') || 'hash';
+    // An unknown field is named by its key; a wrong root (not an object) blames `hash`.
+    const unknown = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+    const field = [...issue.path, ...(unknown === undefined ? [] : [unknown])].join('.') || 'hash';
     return invalid(field, issue.message);
   }
   const stored = formatStored(fromImport(parsed.data));

@@ -156,7 +156,8 @@ export function parseBcrypt(encoded: string): StoredHash {
     return fail(
       'a bcrypt hash is 60 characters: $2a$, $2b$ or $2y$, a two-digit cost, $, then 53 of ./A–Z a–z 0–9',
     );
-  const cost = int(match[1], 'the bcrypt cost', 4, COST_LIMITS.bcryptCost);
+  // Two digits, zero-padded ("06").
+  const cost = int(String(Number(match[1])), 'the bcrypt cost', 4, COST_LIMITS.bcryptCost);
   return { kind: 'bcrypt', encoded, cost };
 }
 
