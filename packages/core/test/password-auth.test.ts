@@ -363,7 +363,6 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
       const publicTry = await post('migrate', { email, ...c }, t.public_token);
       expect(expectErrorShape(publicTry).error_type).toBe('secret_key_required');
       const migrated = await post('migrate', { email, ...c });
-      if (migrated.status !== 200) console.log(c, migrated.body);
       expect(migrated.status).toBe(200);
       expect(migrated.body).toMatchObject({ user_created: true, user_id: expect.stringMatching(/^user_/) });
       const before = await storage.passwords.get(t.app_id, migrated.body.user_id);
