@@ -77,7 +77,10 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
   /** The App's settings: these tests' redirects and limits, and `passwords` changes on top. */
   const configure = (app: TestApp, passwords: Record<string, unknown> = {}) =>
     app.latchkey.apps.updateSettings(app.app_id, {
-      redirect_urls: { reset_password: [RESET, 'https://app.example.com/deep/*'], default_reset_password: RESET },
+      redirect_urls: {
+        reset_password: [RESET, 'https://app.example.com/deep/*'],
+        default_reset_password: RESET,
+      },
       passwords: { max_failures: 5, lockout_minutes: 15, ...passwords },
     });
   afterAll(async () => {
@@ -86,7 +89,8 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
 
   let n = 0;
   const freshEmail = () => `pw${++n}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const post = (path: string, body: unknown, key?: string | null) => t.call('POST', `/v1/auth/passwords/${path}`, body, key);
+  const post = (path: string, body: unknown, key?: string | null) =>
+    t.call('POST', `/v1/auth/passwords/${path}`, body, key);
   async function signUp(email = freshEmail(), password = STRONG) {
     const res = await post('create', { email, password, session_expires_in: 60 });
     expect(res.status).toBe(200);
@@ -100,7 +104,11 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
 
   it('creates a user with a session, then signs in with a password factor', async () => {
     const email = freshEmail();
-    const created = await post('create', { email: email.toUpperCase(), password: STRONG, session_expires_in: 60 });
+    const created = await post('create', {
+      email: email.toUpperCase(),
+      password: STRONG,
+      session_expires_in: 60,
+    });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({
       user_id: expect.stringMatching(/^user_/),
@@ -111,7 +119,11 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
     expect(stored?.hash).toMatch(/^\$argon2id\$v=19\$m=64,t=1,p=1\$/);
     expect(stored?.hash).not.toContain(STRONG);
 
-    const auth = await post('authenticate', { email, password: STRONG, session_expires_in: 30 }, t.public_token);
+    const auth = await post(
+      'authenticate',
+      { email, password: STRONG, session_expires_in: 30 },
+      t.public_token,
+    );
     expect(auth.status).toBe(200);
     expect(auth.body).toMatchObject({ user_id: created.body.user_id, email_id: created.body.email_id });
     expect(auth.body.session.factors[0]).toMatchObject({
@@ -122,15 +134,25 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
     // Without session_expires_in nothing is issued; with the same user's session it is extended.
     const bare = await post('authenticate', { email, password: STRONG });
     expect(bare.body).toEqual({ user_id: created.body.user_id, email_id: created.body.email_id });
-    const extended = await post('authenticate', { email, password: STRONG, session_token: auth.body.session_token });
+    const extended = await post('authenticate', {
+      email,
+      password: STRONG,
+      session_token: auth.body.session_token,
+    });
     expect(extended.body.session.id).toBe(auth.body.session.id);
-    expect(events.some((e) => e.type === 'password.created' && e.data.user_id === created.body.user_id)).toBe(true);
+    expect(events.some((e) => e.type === 'password.created' && e.data.user_id === created.body.user_id)).toBe(
+      true,
+    );
   });
 
   it('answers a wrong password and an unknown email alike', async () => {
     const { email } = await signUp();
     const wrong = await post('authenticate', { email, password: 'wrong-password-here' }, t.public_token);
-    const unknown = await post('authenticate', { email: freshEmail(), password: 'wrong-password-here' }, t.public_token);
+    const unknown = await post(
+      'authenticate',
+      { email: freshEmail(), password: 'wrong-password-here' },
+      t.public_token,
+    );
     for (const res of [wrong, unknown]) expect(res.status).toBe(401);
     const [a, b] = [expectErrorShape(wrong), expectErrorShape(unknown)];
     expect({ ...a, request_id: '' }).toEqual({ ...b, request_id: '' });
@@ -143,7 +165,10 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
     expect(weak.status).toBe(400);
     expect(expectErrorShape(weak)).toMatchObject({ error_type: 'weak_password', error_field: 'password' });
     const breached = await post('create', { email, password: BREACHED });
-    expect(expectErrorShape(breached)).toMatchObject({ error_type: 'breached_password', error_field: 'password' });
+    expect(expectErrorShape(breached)).toMatchObject({
+      error_type: 'breached_password',
+      error_field: 'password',
+    });
     expect(await storage.emails.findByAddress(t.app_id, email)).toBeNull();
   });
 
@@ -154,8 +179,16 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
     await configure(t, { public_signup: true });
     const owner = await signUp();
     const before = sender.sent.length;
-    const newcomer = await post('create', { email: freshEmail(), password: STRONG, session_expires_in: 60 }, t.public_token);
-    const taken = await post('create', { email: owner.email, password: STRONG2, session_expires_in: 60 }, t.public_token);
+    const newcomer = await post(
+      'create',
+      { email: freshEmail(), password: STRONG, session_expires_in: 60 },
+      t.public_token,
+    );
+    const taken = await post(
+      'create',
+      { email: owner.email, password: STRONG2, session_expires_in: 60 },
+      t.public_token,
+    );
     for (const res of [newcomer, taken]) {
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['email_id', 'user_id']);
@@ -241,7 +274,11 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
 
   it('resets by email: allow-listed link, single use, verifies the email, ends other sessions', async () => {
     const { email, user_id, session_token } = await signUp();
-    const start = await post('email/reset/start', { email, reset_redirect_url: 'https://app.example.com/deep/r?x=1' }, t.public_token);
+    const start = await post(
+      'email/reset/start',
+      { email, reset_redirect_url: 'https://app.example.com/deep/r?x=1' },
+      t.public_token,
+    );
     expect(start.status).toBe(200);
     expect(start.body).toEqual({ email });
     const url = lastReset(email);
@@ -255,7 +292,11 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
     expect(expectErrorShape(await post('email/reset', { token, password: 'password1' })).error_type).toBe(
       'weak_password',
     );
-    const reset = await post('email/reset', { token, password: STRONG2, session_expires_in: 60 }, t.public_token);
+    const reset = await post(
+      'email/reset',
+      { token, password: STRONG2, session_expires_in: 60 },
+      t.public_token,
+    );
     expect(reset.status).toBe(200);
     expect(reset.body).toMatchObject({ user_id, session_token: expect.any(String) });
     expect(reset.body.session.factors[0]).toMatchObject({ type: 'magic_link', method: { email } });
@@ -263,20 +304,33 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
     expect((await post('authenticate', { email, password: STRONG2 })).status).toBe(200);
     const old = await t.call('POST', '/v1/auth/sessions/authenticate', { session_token });
     expect(expectErrorShape(old).error_type).toBe('session_not_found');
-    const fresh = await t.call('POST', '/v1/auth/sessions/authenticate', { session_token: reset.body.session_token });
+    const fresh = await t.call('POST', '/v1/auth/sessions/authenticate', {
+      session_token: reset.body.session_token,
+    });
     expect(fresh.status).toBe(200);
     const again = await post('email/reset', { token, password: STRONG });
     expect(expectErrorShape(again)).toMatchObject({ status_code: 401, error_type: 'password_reset_used' });
     const user = await t.call('GET', `/v1/auth/users/${user_id}`);
     expect(user.body.emails[0].verified).toBe(true);
-    expect(events.some((e) => e.type === 'password.changed' && e.data.reason === 'reset_by_email')).toBe(true);
+    expect(events.some((e) => e.type === 'password.changed' && e.data.reason === 'reset_by_email')).toBe(
+      true,
+    );
   });
 
   it('reset links: redirect allow-list, no enumeration, expiry, another App', async () => {
     const { email } = await signUp();
-    const notAllowed = await post('email/reset/start', { email, reset_redirect_url: 'https://evil.example/reset' });
-    expect(expectErrorShape(notAllowed)).toMatchObject({ error_type: 'redirect_url_not_allowed', error_field: 'reset_redirect_url' });
-    const escape = await post('email/reset/start', { email, reset_redirect_url: 'https://app.example.com/deep/..%2fadmin' });
+    const notAllowed = await post('email/reset/start', {
+      email,
+      reset_redirect_url: 'https://evil.example/reset',
+    });
+    expect(expectErrorShape(notAllowed)).toMatchObject({
+      error_type: 'redirect_url_not_allowed',
+      error_field: 'reset_redirect_url',
+    });
+    const escape = await post('email/reset/start', {
+      email,
+      reset_redirect_url: 'https://app.example.com/deep/..%2fadmin',
+    });
     expect(expectErrorShape(escape).error_type).toBe('redirect_url_not_allowed');
     const before = sender.sent.length;
     const unknown = freshEmail();
@@ -288,10 +342,16 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
     await post('email/reset/start', { email, expiration_minutes: 5 });
     const token = lastReset(email).searchParams.get('token')!;
     const foreign = await other.call('POST', '/v1/auth/passwords/email/reset', { token, password: STRONG2 });
-    expect(expectErrorShape(foreign)).toMatchObject({ status_code: 404, error_type: 'password_reset_not_found' });
+    expect(expectErrorShape(foreign)).toMatchObject({
+      status_code: 404,
+      error_type: 'password_reset_not_found',
+    });
     clock.advance(5 * 60 + 1);
     const expired = await post('email/reset', { token, password: STRONG2 });
-    expect(expectErrorShape(expired)).toMatchObject({ status_code: 401, error_type: 'password_reset_expired' });
+    expect(expectErrorShape(expired)).toMatchObject({
+      status_code: 401,
+      error_type: 'password_reset_expired',
+    });
     const bogus = await post('email/reset', { token: 'x'.repeat(43), password: STRONG2 });
     expect(expectErrorShape(bogus).error_type).toBe('password_reset_not_found');
   });
@@ -311,10 +371,21 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
 
   it('changes a password by the existing one, under the same lock-out', async () => {
     const { email, session_token } = await signUp();
-    const wrong = await post('existing_password/reset', { email, existing_password: 'not-it-at-all', new_password: STRONG2 });
+    const wrong = await post('existing_password/reset', {
+      email,
+      existing_password: 'not-it-at-all',
+      new_password: STRONG2,
+    });
     expect(expectErrorShape(wrong).error_type).toBe('invalid_credentials');
-    const weak = await post('existing_password/reset', { email, existing_password: STRONG, new_password: 'password1' });
-    expect(expectErrorShape(weak)).toMatchObject({ error_type: 'weak_password', error_field: 'new_password' });
+    const weak = await post('existing_password/reset', {
+      email,
+      existing_password: STRONG,
+      new_password: 'password1',
+    });
+    expect(expectErrorShape(weak)).toMatchObject({
+      error_type: 'weak_password',
+      error_field: 'new_password',
+    });
     const ok = await post(
       'existing_password/reset',
       { email, existing_password: STRONG, new_password: STRONG2, session_expires_in: 60 },
@@ -327,17 +398,29 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
     expect(old.status).toBe(401);
   });
 
-  it("sets a password by a session whose last sign-in is recent, keeping that session and ending the others", async () => {
+  it('sets a password by a session whose last sign-in is recent, keeping that session and ending the others', async () => {
     const { email, session_token: older } = await signUp();
     const current = await post('authenticate', { email, password: STRONG, session_expires_in: 60 });
-    const ok = await post('session/reset', { session_token: current.body.session_token, password: STRONG2 }, t.public_token);
+    const ok = await post(
+      'session/reset',
+      { session_token: current.body.session_token, password: STRONG2 },
+      t.public_token,
+    );
     expect(ok.status).toBe(200);
     expect(ok.body.session.id).toBe(current.body.session.id);
-    expect((await t.call('POST', '/v1/auth/sessions/authenticate', { session_token: older })).status).toBe(401);
+    expect((await t.call('POST', '/v1/auth/sessions/authenticate', { session_token: older })).status).toBe(
+      401,
+    );
     expect((await post('authenticate', { email, password: STRONG2 })).status).toBe(200);
     clock.advance(5 * 60 + 1);
-    const stale = await post('session/reset', { session_token: current.body.session_token, password: STRONG });
-    expect(expectErrorShape(stale)).toMatchObject({ status_code: 401, error_type: 'reauthentication_required' });
+    const stale = await post('session/reset', {
+      session_token: current.body.session_token,
+      password: STRONG,
+    });
+    expect(expectErrorShape(stale)).toMatchObject({
+      status_code: 401,
+      error_type: 'reauthentication_required',
+    });
     const none = await post('session/reset', { session_token: 'lks_nothing', password: STRONG });
     expect(expectErrorShape(none).error_type).toBe('session_not_found');
   });
@@ -397,9 +480,19 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
       ['email/reset', { token: '', password: STRONG }, 'invalid_field', 'token'],
       ['session/reset', { password: STRONG }, 'missing_field'],
       ['migrate', { email, hash: 'abc', hash_type: 'rot13' }, 'invalid_field', 'hash_type'],
-      ['migrate', { email, hash: 'd41d8cd98f00b204e9800998ecf8427e', hash_type: 'md5' }, 'invalid_field', 'salt'],
+      [
+        'migrate',
+        { email, hash: 'd41d8cd98f00b204e9800998ecf8427e', hash_type: 'md5' },
+        'invalid_field',
+        'salt',
+      ],
       ['migrate', { email, hash: '$2b$04$short', hash_type: 'bcrypt' }, 'invalid_field', 'hash'],
-      ['migrate', { email, hash: '$argon2i$v=19$m=16,t=2,p=1$c29tZXNhbHQ$aGFzaA', hash_type: 'argon2id' }, 'invalid_field', 'hash'],
+      [
+        'migrate',
+        { email, hash: '$argon2i$v=19$m=16,t=2,p=1$c29tZXNhbHQ$aGFzaA', hash_type: 'argon2id' },
+        'invalid_field',
+        'hash',
+      ],
     ];
     for (const [path, body, type, field] of cases) {
       const res = await post(path, body);
