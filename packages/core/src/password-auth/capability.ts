@@ -9,10 +9,13 @@ import { passwordAuthService } from './service.js';
 export const passwordAuthCapability = defineCapability({
   name: 'passwordAuth',
   needs: [sessionsCapability, passwordsCapability],
-  storage: ['passwords', 'magicLinks'],
+  // Reset links are rows of magicLinks' table (kind `password_reset`), which that capability owns.
+  storage: ['passwords'],
   errors: [
     'breached_password',
     'duplicate_email',
+    'internal_error',
+    'invalid_field',
     'invalid_credentials',
     'invalid_email',
     'missing_redirect_url',
