@@ -88,6 +88,27 @@ export type { LatchkeyOptions } from './options.js';
 export type { OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
 export type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './otps/schema.js';
 export type { OtpService } from './otps/service.js';
+export {
+  type BreachedPasswords,
+  countInRange,
+  type PwnedPasswordsRangeOptions,
+  pwnedPasswordsRange,
+} from './password-auth/breach/index.js';
+export {
+  type Argon2Params,
+  argon2ParamsSchema,
+  COST_LIMITS as PASSWORD_HASH_COST_LIMITS,
+  createPasswordHasher,
+  dummyVerify,
+  HASH_TYPES,
+  type HashType,
+  type ImportedHash,
+  importedHashSchema,
+  OWASP_ARGON2ID,
+  type PasswordHasher,
+  type PasswordHasherOptions,
+  storedFromImport,
+} from './password-auth/hashing/index.js';
 export type { PasswordEstimate } from './passwords/estimator.js';
 export type { StrengthCheckRequest, StrengthCheckResponse } from './passwords/schema.js';
 export type { PasswordService } from './passwords/service.js';
