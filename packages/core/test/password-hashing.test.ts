@@ -464,3 +464,42 @@ describe('dummyVerify', () => {
     expect(OWASP_ARGON2ID).toEqual({ memoryKiB: 19456, iterations: 2, parallelism: 1 });
   });
 });
+
+describe('runtimes without Node or WebAssembly (as workerd)', () => {
+  it('falls back to noble on this thread, and its hashes verify anywhere', async () => {
+    const saved = {
+      getBuiltinModule: process.getBuiltinModule,
+      instantiate: WebAssembly.instantiate,
+      compile: WebAssembly.compile,
+      Module: WebAssembly.Module,
+    };
+    const refuse = () => {
+      throw new WebAssembly.CompileError('Wasm code generation disallowed by embedder');
+    };
+    let stored: string;
+    let engine: string;
+    try {
+      (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
+      Object.assign(WebAssembly, { instantiate: refuse, compile: refuse, Module: refuse });
+      const edge = createPasswordHasher({ params: LIGHT });
+      stored = await edge.hash('edge password');
+      expect((await edge.verify('edge password', stored)).ok).toBe(true);
+      expect(
+        (await edge.verify('pw', storedFromImport({ hash: `$2b$04$${'a'.repeat(53)}`, hash_type: 'bcrypt' })))
+          .ok,
+      ).toBe(false);
+      engine = edge.engine;
+    } finally {
+      process.getBuiltinModule = saved.getBuiltinModule;
+      Object.assign(WebAssembly, {
+        instantiate: saved.instantiate,
+        compile: saved.compile,
+        Module: saved.Module,
+      });
+    }
+    expect(engine).toBe('portable-js');
+    const node = createPasswordHasher({ params: LIGHT });
+    expect(await node.verify('edge password', stored)).toEqual({ ok: true, needsRehash: false });
+    await node.close();
+  });
+});
