@@ -7,6 +7,7 @@ import { betterAuthTargets, dropSchema } from './better-auth-targets.js';
 import { startChild } from './child.js';
 import { PRIMITIVE_OF, signingPrimitiveRates } from './ed25519-rate.js';
 import { type Measurement, measureInRounds, type Target } from './measure.js';
+import { passwordHashingRates } from './password-hashing-rates.js';
 import { sessionCheckRates } from './session-check-rate.js';
 import { signInTargets } from './sign-in-targets.js';
 import { signingCeilingTargets } from './signing-ceilings.js';
@@ -177,6 +178,10 @@ try {
       ...(await walletServiceRates(duration, connections, Number(process.env.BENCH_WALLET_CREATES ?? 300))),
     );
   results.push(...(await signingPrimitiveRates(Math.min(duration, 3))));
+  // Password hashing last: its worker threads and 50-deep bursts would load the other rows.
+  const passwords =
+    !only || only.test('password') ? await passwordHashingRates(Math.min(duration, 5)) : undefined;
+  if (passwords) results.push(...passwords.rows);
   const ceiling = results.find((r) => r.name === 'bare Express')!.requests_per_second;
   // A row measured in rounds carries its own ratio (each round against that round's bare route);
   // the in-process rows are compared with the bare route's mean.
@@ -225,6 +230,7 @@ try {
       : [];
   });
   if (walletRatios.length > 0) console.table(Object.fromEntries(walletRatios));
+  if (passwords) console.log(`\nPassword hashing (issue 32):\n  ${passwords.summary.join('\n  ')}`);
   const report = {
     at: new Date().toISOString(),
     storage: server.info.storage,

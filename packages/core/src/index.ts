@@ -76,7 +76,6 @@ export type {
   LatchkeyWith,
 } from './latchkey.js';
 export { createLatchkey, defaultCapabilities } from './latchkey.js';
-export { isAllowedRedirect } from './magic-links/redirect-url.js';
 export type {
   MagicLinkConsumeFailure,
   MagicLinkKind,
@@ -89,6 +88,15 @@ export type { OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
 export type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './otps/schema.js';
 export type { OtpService } from './otps/service.js';
 export {
+  type BreachedPasswords,
+  countInRange,
+  type PwnedPasswordsRangeOptions,
+  pwnedPasswordsRange,
+} from './password-auth/breach/index.js';
+export {
+  type Argon2Params,
+  argon2ParamsSchema,
+  COST_LIMITS as PASSWORD_HASH_COST_LIMITS,
   createPasswordHasher,
   dummyVerify,
   HASH_TYPES,
@@ -100,7 +108,6 @@ export {
   type PasswordHasherOptions,
   storedFromImport,
 } from './password-auth/hashing/index.js';
-export type { BreachedPasswords } from './password-auth/ports.js';
 export type {
   PasswordChangeReason,
   PasswordCheckTicket,
@@ -140,6 +147,7 @@ export {
 export type { EventType } from './shared/event-types.js';
 export { EVENT_TYPES } from './shared/event-types.js';
 export type { Factor } from './shared/factor.js';
+export { isAllowedRedirect } from './shared/redirect-url.js';
 export type { SigningRequest, SignUnder } from './shared/signing-request.js';
 export { matchingStep, provisioningUri } from './totps/code-check.js';
 export type {

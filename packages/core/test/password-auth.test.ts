@@ -327,11 +327,11 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
       error_type: 'redirect_url_not_allowed',
       error_field: 'reset_redirect_url',
     });
-    const escape = await post('email/reset/start', {
+    const dotDot = await post('email/reset/start', {
       email,
       reset_redirect_url: 'https://app.example.com/deep/..%2fadmin',
     });
-    expect(expectErrorShape(escape).error_type).toBe('redirect_url_not_allowed');
+    expect(expectErrorShape(dotDot).error_type).toBe('redirect_url_not_allowed');
     const before = sender.sent.length;
     const unknown = freshEmail();
     const nobody = await post('email/reset/start', { email: unknown });

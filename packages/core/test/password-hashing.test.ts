@@ -3,6 +3,7 @@
  * malformed import, the queue's ceiling (429 past it), the event loop staying free while the
  * worker threads hash, and `dummyVerify` paying a real verification's cost.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LatchkeyError } from '../src/errors.js';
 import {
@@ -39,6 +40,24 @@ describe('hash and verify', () => {
     const native = major > 24 || (major === 24 && minor >= 7);
     expect(hasher.engine).toBe(native ? 'node-crypto-argon2' : 'worker-threads-wasm');
   });
+
+  it.runIf(process.platform === 'linux')(
+    "lowers the worker threads' priority (nice 10), not the event loop's",
+    async () => {
+      const pooled = createPasswordHasher({ threads: 2 });
+      try {
+        await pooled.verify('x', `$2b$04$${'a'.repeat(53)}`); // bcrypt runs on the workers on every Node
+        const nice = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+        const tasks = readdirSync('/proc/self/task').map((tid) =>
+          nice(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')),
+        );
+        expect(nice(readFileSync('/proc/thread-self/stat', 'utf8'))).toBe(0);
+        expect(tasks.filter((n) => n === 10).length).toBeGreaterThanOrEqual(1);
+      } finally {
+        await pooled.close();
+      }
+    },
+  );
 
   it('asks for a rehash when the costs differ, either way, and only for a right password', async () => {
     const light = createPasswordHasher({ params: LIGHT });
@@ -443,5 +462,44 @@ describe('dummyVerify', () => {
     await dummyVerify(h);
     expect(calls).toEqual([params, params, params]);
     expect(OWASP_ARGON2ID).toEqual({ memoryKiB: 19456, iterations: 2, parallelism: 1 });
+  });
+});
+
+describe('runtimes without Node or WebAssembly (as workerd)', () => {
+  it('falls back to noble on this thread, and its hashes verify anywhere', async () => {
+    const saved = {
+      getBuiltinModule: process.getBuiltinModule,
+      instantiate: WebAssembly.instantiate,
+      compile: WebAssembly.compile,
+      Module: WebAssembly.Module,
+    };
+    const refuse = () => {
+      throw new WebAssembly.CompileError('Wasm code generation disallowed by embedder');
+    };
+    let stored: string;
+    let engine: string;
+    try {
+      (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
+      Object.assign(WebAssembly, { instantiate: refuse, compile: refuse, Module: refuse });
+      const edge = createPasswordHasher({ params: LIGHT });
+      stored = await edge.hash('edge password');
+      expect((await edge.verify('edge password', stored)).ok).toBe(true);
+      expect(
+        (await edge.verify('pw', storedFromImport({ hash: `$2b$04$${'a'.repeat(53)}`, hash_type: 'bcrypt' })))
+          .ok,
+      ).toBe(false);
+      engine = edge.engine;
+    } finally {
+      process.getBuiltinModule = saved.getBuiltinModule;
+      Object.assign(WebAssembly, {
+        instantiate: saved.instantiate,
+        compile: saved.compile,
+        Module: saved.Module,
+      });
+    }
+    expect(engine).toBe('portable-js');
+    const node = createPasswordHasher({ params: LIGHT });
+    expect(await node.verify('edge password', stored)).toEqual({ ok: true, needsRehash: false });
+    await node.close();
   });
 });

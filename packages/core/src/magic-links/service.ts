@@ -8,8 +8,8 @@ import { checkSendLimits } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
 import { deviceRequirement } from '../shared/device-match.js';
 import { emailFactorMethod, type Factor } from '../shared/factor.js';
+import { chooseRedirect, withToken } from '../shared/redirect-url.js';
 import { completeSignIn, contactOwner } from '../sign-in/complete.js';
-import { chooseRedirect, withToken } from './redirect-url.js';
 import type { MagicLinkConsumeFailure, MagicLinkKind } from './repo.js';
 import type {
   MagicLinkAuthenticateRequest,

@@ -21,6 +21,8 @@ export interface PasswordHasher {
   readonly params: Argon2Params;
   /** Which implementation does the work (see docs/password-hashing.md). */
   readonly engine: string;
+  /** Hashes computed at once. */
+  readonly threads: number;
   /** Hashes running or queued. */
   readonly pending: number;
   /** Stops the worker threads, if any; later calls start them again. */
@@ -32,7 +34,7 @@ export interface PasswordHasherOptions {
   params?: Argon2Params;
   /** Hashes and verifications that may run or wait at once; more are refused 429. Default 128. */
   maxQueue?: number;
-  /** Hashes computed at once (worker threads where there are workers). Default: cores, 1–4. */
+  /** Hashes computed at once (worker threads where there are workers). Default: cores − 1, 1–4. */
   threads?: number;
   /** Salts; the system's generator by default. */
   random?: RandomSource;
@@ -42,10 +44,24 @@ export interface PasswordHasherOptions {
 
 const DEFAULT_MAX_QUEUE = 128;
 
+/**
+ * One fewer than the cores this process may use, 1 to 4: a burst of hashes then leaves a core to
+ * the event loop, so session checks keep their pace. Node 20 has no `navigator`: node:os first.
+ */
 function defaultThreads(): number {
-  const nav = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator;
-  const cores = nav?.hardwareConcurrency ?? 1;
-  return Math.min(4, Math.max(1, cores));
+  const g = globalThis as {
+    process?: { getBuiltinModule?: (id: string) => unknown };
+    navigator?: { hardwareConcurrency?: number };
+  };
+  let cores: number | undefined;
+  try {
+    const os = g.process?.getBuiltinModule?.('node:os') as
+      | { availableParallelism?: () => number }
+      | undefined;
+    cores = os?.availableParallelism?.();
+  } catch {}
+  cores ??= g.navigator?.hardwareConcurrency ?? 1;
+  return Math.min(4, Math.max(1, cores - 1));
 }
 
 export function createPasswordHasher(options: PasswordHasherOptions = {}): PasswordHasher {
@@ -72,6 +88,7 @@ export function createPasswordHasher(options: PasswordHasherOptions = {}): Passw
 
   return {
     params,
+    threads,
     get engine() {
       return engine().name;
     },

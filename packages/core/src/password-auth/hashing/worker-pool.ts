@@ -35,6 +35,10 @@ type Job = { op: 'argon2'; input: Argon2Input } | { op: 'bcrypt'; password: stri
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+try {
+  const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+  if (tid > 0) require('node:os').setPriority(tid, workerData.nice);
+} catch {}
 const hashWasm = require(workerData.hashWasm);
 const bcrypt = require(workerData.bcryptjs);
 parentPort.on('message', async (job) => {
@@ -55,6 +59,14 @@ parentPort.on('message', async (job) => {
   }
 });
 `;
+
+/**
+ * The workers' scheduling priority (Linux nice, on the thread alone: /proc/thread-self names it).
+ * When every core is busy the event loop thread then wins the CPU, so session checks keep their
+ * pace and the hashes wait instead. Elsewhere the call fails quietly and the workers run at the
+ * process's own priority.
+ */
+const WORKER_NICE = 10;
 
 interface NodeRuntime {
   workerThreads: NodeWorkerThreads;
@@ -118,7 +130,10 @@ export function workerPool(runtime: NodeRuntime, size: number): WorkerPool {
   };
 
   const start = (): Slot => {
-    const worker = new runtime.workerThreads.Worker(WORKER_SOURCE, { eval: true, workerData: runtime.paths });
+    const worker = new runtime.workerThreads.Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { ...runtime.paths, nice: WORKER_NICE },
+    });
     const slot: Slot = { worker, busy: 0 };
     worker.unref();
     worker.on('message', (reply) => {
