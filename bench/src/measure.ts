@@ -19,6 +19,8 @@ export interface Measurement {
   name: string;
   requests_per_second: number;
   p50_ms: number;
+  /** Set by rows whose target is a p95 (password hashing). */
+  p95_ms?: number;
   p99_ms: number;
   errors: number;
   non_2xx: number;

@@ -8,6 +8,7 @@ import { startChild } from './child.js';
 import { PRIMITIVE_OF, signingPrimitiveRates } from './ed25519-rate.js';
 import { type Measurement, measureInRounds, type Target } from './measure.js';
 import { peerSignInTargets } from './peer-sign-in-targets.js';
+import { passwordHashingRates } from './password-hashing-rates.js';
 import { sessionCheckRates } from './session-check-rate.js';
 import { signInTargets } from './sign-in-targets.js';
 import { signingCeilingTargets } from './signing-ceilings.js';
@@ -202,6 +203,10 @@ try {
     !only || only.test('tracing') ? await tracingCostRates(1, connections, Math.max(12, rounds * 6)) : [];
   results.push(...tracing);
   results.push(...(await signingPrimitiveRates(Math.min(duration, 3))));
+  // Password hashing last: its worker threads and 50-deep bursts would load the other rows.
+  const passwords =
+    !only || only.test('password') ? await passwordHashingRates(Math.min(duration, 5)) : undefined;
+  if (passwords) results.push(...passwords.rows);
   const ceiling = results.find((r) => r.name === 'bare Express')!.requests_per_second;
   // A row measured in rounds carries its own ratio (each round against that round's bare route);
   // the in-process rows are compared with the bare route's mean.
@@ -257,6 +262,7 @@ try {
         tracing.map((r) => [r.name, { 'CPU µs/req': r.cpu_us_per_request, 'vs untraced': r.vs_untraced }]),
       ),
     );
+  if (passwords) console.log(`\nPassword hashing (issue 32):\n  ${passwords.summary.join('\n  ')}`);
   const report = {
     at: new Date().toISOString(),
     storage: server.info.storage,

@@ -1,7 +1,13 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', credentials: 'src/host-sessions/credentials.ts', jwt: 'src/jwt.ts' },
+  entry: {
+    index: 'src/index.ts',
+    credentials: 'src/host-sessions/credentials.ts',
+    jwt: 'src/jwt.ts',
+    // Node only (node:fs): its own entry, so the main one stays loadable on edge runtimes.
+    'breached-passwords-file': 'src/password-auth/breach/local-file.ts',
+  },
   format: ['esm'],
   dts: false, // tsc -p tsconfig.build.json writes the declarations and their maps
   clean: true,

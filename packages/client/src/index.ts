@@ -2,8 +2,8 @@ import { createClientCore, type LatchkeyClientOptions } from './client.js';
 import { magicLinks } from './magic-links.js';
 import { otps } from './otps.js';
 import { passkeys } from './passkeys.js';
+import { passwords } from './passwords.js';
 import { totp } from './totp.js';
-import type { BodyOf } from './transport.js';
 import { wallets } from './wallets.js';
 
 export type { BrowserRoute, LatchkeyClientOptions } from './client.js';
@@ -34,10 +34,7 @@ export function createLatchkeyClient(options: LatchkeyClientOptions & { totpPath
     passkeys: passkeys(core),
     totp: totp(core, options.totpPath),
     wallets: wallets(core),
-    passwords: {
-      strength: (body: BodyOf<'post /v1/auth/passwords/strength_check'>) =>
-        core.call('post /v1/auth/passwords/strength_check', { body }),
-    },
+    passwords: passwords(core),
     close,
   };
 }

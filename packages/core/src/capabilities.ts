@@ -3,6 +3,7 @@ import { balancesCapability } from './balances/capability.js';
 import { eventsCapability } from './events/capability.js';
 import { magicLinksCapability } from './magic-links/capability.js';
 import { otpsCapability } from './otps/capability.js';
+import { passwordAuthCapability } from './password-auth/capability.js';
 import { passwordsCapability } from './passwords/capability.js';
 import { sessionsCapability } from './sessions/capability.js';
 import { totpsCapability } from './totps/capability.js';
@@ -31,6 +32,7 @@ export const defaultCapabilities = [
   webauthnCapability,
   walletAuthCapability,
   passwordsCapability,
+  passwordAuthCapability,
   eventsCapability,
   webhooksCapability,
 ] as const;

@@ -27,6 +27,15 @@ export const errorCatalogue = {
     message:
       'SMS cannot go to this type of phone number, e.g. premium-rate (settings.sms.refused_number_types).',
   },
+  weak_password: {
+    status: 400,
+    message:
+      "The password is too easy to guess (its strength score is below the App's settings.passwords.min_score).",
+  },
+  breached_password: {
+    status: 400,
+    message: 'The password appears in a known data breach; choose another.',
+  },
   redirect_url_not_allowed: {
     status: 400,
     message: "The redirect URL is not in the App's allowed list (scheme, host, port and path must match).",
@@ -111,6 +120,19 @@ export const errorCatalogue = {
   magic_link_too_many_attempts: {
     status: 401,
     message: 'The magic link was tried from too many other devices and no longer works; ask for a new one.',
+  },
+  invalid_credentials: {
+    status: 401,
+    message: 'The email or the password is wrong.',
+  },
+  reauthentication_required: {
+    status: 401,
+    message: "The session's last sign-in is older than this action allows; sign in again, then retry.",
+  },
+  password_reset_expired: { status: 401, message: 'The password reset link has expired; ask for a new one.' },
+  password_reset_used: {
+    status: 401,
+    message: 'The password reset link was already used; ask for a new one.',
   },
   session_not_found: { status: 401, message: 'No live session matches this token or JWT.' },
   session_required: {
@@ -209,6 +231,7 @@ export const errorCatalogue = {
   webauthn_credential_not_found: { status: 404, message: 'No WebAuthn credential with this id.' },
   webhook_endpoint_not_found: { status: 404, message: 'No webhook endpoint with this id.' },
   event_not_found: { status: 404, message: 'No event with this id.' },
+  password_reset_not_found: { status: 404, message: 'No password reset link matches this token.' },
   magic_link_not_found: { status: 404, message: 'No magic link matches this token.' },
   otp_code_not_found: {
     status: 404,
@@ -258,6 +281,10 @@ export const errorCatalogue = {
   recovery_code_locked: {
     status: 429,
     message: 'Too many wrong recovery codes; try again after the time in Retry-After.',
+  },
+  password_locked: {
+    status: 429,
+    message: 'Too many wrong passwords for this account; try again after the time in Retry-After.',
   },
   rate_limited: { status: 429, message: 'Too many requests; retry after the time in Retry-After.' },
   // 5xx: our side, or a dependency

@@ -78,7 +78,6 @@ export type {
 export { createLatchkey, defaultCapabilities } from './latchkey.js';
 export type { Logger } from './logging/logger.js';
 export { consoleLogger } from './logging/logger.js';
-export { isAllowedRedirect } from './magic-links/redirect-url.js';
 export type {
   MagicLinkConsumeFailure,
   MagicLinkKind,
@@ -90,6 +89,35 @@ export type { LatchkeyOptions } from './options.js';
 export type { OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
 export type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './otps/schema.js';
 export type { OtpService } from './otps/service.js';
+export {
+  type BreachedPasswords,
+  countInRange,
+  type PwnedPasswordsRangeOptions,
+  pwnedPasswordsRange,
+} from './password-auth/breach/index.js';
+export {
+  type Argon2Params,
+  argon2ParamsSchema,
+  COST_LIMITS as PASSWORD_HASH_COST_LIMITS,
+  createPasswordHasher,
+  dummyVerify,
+  HASH_TYPES,
+  type HashType,
+  type ImportedHash,
+  importedHashSchema,
+  OWASP_ARGON2ID,
+  type PasswordHasher,
+  type PasswordHasherOptions,
+  storedFromImport,
+} from './password-auth/hashing/index.js';
+export type {
+  PasswordChangeReason,
+  PasswordCheckTicket,
+  PasswordRecord,
+  PasswordRepo,
+  PasswordSource,
+} from './password-auth/repo.js';
+export type { PasswordAuthService } from './password-auth/service.js';
 export type { PasswordEstimate } from './passwords/estimator.js';
 export type { StrengthCheckRequest, StrengthCheckResponse } from './passwords/schema.js';
 export type { PasswordService } from './passwords/service.js';
@@ -121,6 +149,7 @@ export {
 export type { EventType } from './shared/event-types.js';
 export { EVENT_TYPES } from './shared/event-types.js';
 export type { Factor } from './shared/factor.js';
+export { isAllowedRedirect } from './shared/redirect-url.js';
 export type { SigningRequest, SignUnder } from './shared/signing-request.js';
 export type { TelemetrySpan, TelemetrySpanOptions, TelemetryTracer } from './telemetry/tracer.js';
 export { matchingStep, provisioningUri } from './totps/code-check.js';

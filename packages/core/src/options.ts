@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { chainsOptionsSchema } from './balances/config.js';
 import type { Logger } from './logging/logger.js';
+import type { BreachedPasswords, PasswordHasher } from './password-auth/ports.js';
 import type { Clock } from './ports/clock.js';
 import type { KeyVault } from './ports/key-vault.js';
 import type { RandomSource } from './ports/random.js';
@@ -27,6 +28,16 @@ export const latchkeyOptionsSchema = z.object({
   rateLimiter: port<RateLimiter>('rateLimiter', ['hit']).optional(),
   clock: port<Clock>('clock', ['now']).optional(),
   random: port<RandomSource>('random', ['bytes']).optional(),
+  /**
+   * Hashes and checks passwords (password-auth): Argon2id at OWASP's costs through a bounded
+   * queue by default (`createPasswordHasher()`); pass one for other costs or queue sizes.
+   */
+  passwordHasher: port<PasswordHasher>('passwordHasher', ['hash', 'verify']).optional(),
+  /**
+   * Refuses passwords found in a breach corpus when given (docs/passwords.md): none by default,
+   * since the Pwned Passwords adapter calls out over the network.
+   */
+  breachedPasswords: port<BreachedPasswords>('breachedPasswords', ['isBreached']).optional(),
   /**
    * Where unexpected failures (500s) are reported, with the request id the client saw. Never
    * given request bodies, so no passcode, token or key reaches it. Defaults to `logger.error`.

@@ -30,6 +30,21 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/auth/sessions/authenticate': { session_token: 'lks_x' },
   'POST /v1/auth/magic_links/email/login_or_create': { email: 'valid@example.com' },
   'POST /v1/auth/magic_links/authenticate': { token: 'not-a-real-token' },
+  'POST /v1/auth/passwords/create': { email: 'new@example.com', password: 'plum-ledger-quartz-harbor-91' },
+  'POST /v1/auth/passwords/authenticate': { email: 'a@example.com', password: 'pw' },
+  'POST /v1/auth/passwords/email/reset/start': { email: 'a@example.com' },
+  'POST /v1/auth/passwords/email/reset': { token: 'not-a-real-token', password: 'pw' },
+  'POST /v1/auth/passwords/existing_password/reset': {
+    email: 'a@example.com',
+    existing_password: 'pw',
+    new_password: 'plum-ledger-quartz-harbor-91',
+  },
+  'POST /v1/auth/passwords/session/reset': { session_token: 'lks_x', password: 'pw' },
+  'POST /v1/auth/passwords/migrate': {
+    email: 'a@example.com',
+    hash: '$2b$10$abcdefghijklmnopqrstuvabcdefghijklmnopqrstuvwxyzABCDE',
+    hash_type: 'bcrypt',
+  },
   'POST /v1/auth/totps/create': { user_id: 'user_x' },
   'POST /v1/wallets/create': { wallet_type: 'ethereum', user_id: 'user_x' },
   'POST /v1/wallets/import': {

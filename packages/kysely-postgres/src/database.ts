@@ -65,6 +65,16 @@ export interface MagicLinksTable {
   created_at: Seconds;
 }
 
+export interface PasswordsTable {
+  app_id: string;
+  user_id: string;
+  hash: string;
+  failed_attempts: number;
+  locked_until: NullableSeconds;
+  created_at: Seconds;
+  updated_at: Seconds;
+}
+
 export interface SessionsTable {
   id: string;
   app_id: string;
@@ -288,6 +298,7 @@ export interface Database {
   phone_numbers: ContactsTable;
   otps: OtpsTable;
   magic_links: MagicLinksTable;
+  passwords: PasswordsTable;
   sessions: SessionsTable;
   signing_keys: SigningKeysTable;
   rate_limits: RateLimitsTable;

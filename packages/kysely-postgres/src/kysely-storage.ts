@@ -9,6 +9,7 @@ import { kyselyContactRepo } from './repos/contact-repo.js';
 import { kyselyEventRepo, kyselyWebhookRepo } from './repos/event-repo.js';
 import { kyselyMagicLinkRepo } from './repos/magic-link-repo.js';
 import { kyselyOtpRepo } from './repos/otp-repo.js';
+import { kyselyPasswordRepo } from './repos/password-repo.js';
 import { kyselyRateLimitRepo } from './repos/rate-limit-repo.js';
 import { kyselySessionRepo } from './repos/session-repo.js';
 import { kyselySigningKeyRepo } from './repos/signing-key-repo.js';
@@ -66,6 +67,7 @@ function bind(root: Kysely<Database>, schema: string | undefined, preparedRead?:
     phoneNumbers: withStorageErrors(kyselyContactRepo(db, 'phone_numbers')),
     otps: withStorageErrors(kyselyOtpRepo(db)),
     magicLinks: withStorageErrors(kyselyMagicLinkRepo(db)),
+    passwords: withStorageErrors(kyselyPasswordRepo(db)),
     sessions: withStorageErrors(kyselySessionRepo(db, preparedRead)),
     signingKeys: withStorageErrors(kyselySigningKeyRepo(db)),
     rateLimits: withStorageErrors(kyselyRateLimitRepo(db, schema)),

@@ -61,6 +61,7 @@ const ALL = [
   '0011_events_webhooks',
   '0012_webhook_fairness',
   '0013_session_token_hash',
+  '0014_passwords',
 ];
 
 // "column type nullable", in table order.
@@ -118,6 +119,15 @@ const COLUMNS: Record<string, string[]> = {
     'device_fingerprint jsonb YES',
     'created_at bigint NO',
     'attempts integer NO',
+  ],
+  passwords: [
+    'app_id text NO',
+    'user_id text NO',
+    'hash text NO',
+    'failed_attempts integer NO',
+    'locked_until bigint YES',
+    'created_at bigint NO',
+    'updated_at bigint NO',
   ],
   sessions: [
     'id text NO',
@@ -391,6 +401,7 @@ for (const [name, open] of Object.entries(openers)) {
       ]);
       const primaryKeys = constraints.filter((c) => c.type === 'PRIMARY KEY').map((c) => c.columns);
       expect(primaryKeys.sort()).toEqual([
+        'app_id,user_id',
         'event_id,endpoint_id',
         ...Array(21).fill('id'),
         'key,window_start',

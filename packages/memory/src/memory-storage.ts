@@ -5,6 +5,7 @@ import { createJournal } from './journal.js';
 import { memoryMagicLinkRepo } from './magic-link-repo.js';
 import { createMutex } from './mutex.js';
 import { memoryOtpRepo } from './otp-repo.js';
+import { memoryPasswordRepo } from './password-repo.js';
 import { memoryRateLimitRepo } from './rate-limit-repo.js';
 import { memorySessionRepo, memorySigningKeyRepo } from './session-repo.js';
 import { emptyState } from './state.js';
@@ -44,6 +45,7 @@ export function memoryStorage(): Storage {
     phoneNumbers: memoryContactRepo(state.phoneNumbers),
     otps: memoryOtpRepo(state.otps),
     magicLinks: memoryMagicLinkRepo(state.magicLinks),
+    passwords: memoryPasswordRepo(state.passwords),
     sessions: memorySessionRepo(state.sessions),
     signingKeys: memorySigningKeyRepo(state.signingKeys),
     rateLimits: memoryRateLimitRepo(state.rateLimits),

@@ -44,6 +44,17 @@ export function memorySessionRepo(rows: Map<string, SessionRecord>): SessionRepo
       row.updated_at = now;
       return copy(row);
     },
+    async revokeByUser(appId, userId, now, exceptId) {
+      const revoked: SessionRecord[] = [];
+      for (const row of rows.values()) {
+        if (row.app_id !== appId || row.user_id !== userId || row.revoked_at !== null || row.id === exceptId)
+          continue;
+        row.revoked_at = now;
+        row.updated_at = now;
+        revoked.push(copy(row));
+      }
+      return revoked;
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import type {
   EventRecord,
   MagicLinkRecord,
   OtpRecord,
+  PasswordRecord,
   RecoveryCodeRecord,
   SeedRecord,
   SessionRecord,
@@ -37,6 +38,8 @@ export interface MemoryState {
   phoneNumbers: Map<string, ContactRecord>;
   otps: Map<string, OtpRecord>;
   magicLinks: Map<string, MagicLinkRecord>;
+  /** Keyed `app_id user_id`. */
+  passwords: Map<string, PasswordRecord>;
   sessions: Map<string, SessionRecord>;
   signingKeys: Map<string, SigningKeyRecord>;
   rateLimits: Map<string, { windowStart: number; count: number }>;
@@ -78,6 +81,7 @@ export function emptyState(journal: Journal): MemoryState {
     phoneNumbers: table(),
     otps: table(),
     magicLinks: table(),
+    passwords: table(),
     sessions: table(),
     signingKeys: table(),
     rateLimits: table(),

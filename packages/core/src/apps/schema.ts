@@ -23,6 +23,9 @@ export const appSettingsSchema = z.object({
       signup: z.array(z.url()).default([]),
       default_login: z.url().optional(),
       default_signup: z.url().optional(),
+      /** Where password reset links may lead (password-auth); `default_reset_password` when none is asked. */
+      reset_password: z.array(z.url()).default([]),
+      default_reset_password: z.url().optional(),
     })
     .prefault({}),
   webauthn: z
@@ -123,6 +126,26 @@ export const appSettingsSchema = z.object({
     .object({
       /** The zxcvbn score (0–4) a password needs for `valid_password`. */
       min_score: z.int().min(0).max(4).default(3),
+      /** Whether the public token may call `passwords/create` (sign-up by password from a browser). */
+      public_signup: z.boolean().default(false),
+      /**
+       * A public sign-up for an address that already has a user: `notice` answers as for a new
+       * address and emails the owner (no one learns which addresses have accounts); `conflict`
+       * answers 409 `duplicate_email` (clearer, but it tells anyone who asks).
+       */
+      taken_email: z.enum(['notice', 'conflict']).default('notice'),
+      /** Wrong passwords for one account before it locks (only the right password clears the count). */
+      max_failures: z.int().min(1).max(100).default(10),
+      /** How long an account lock-out lasts. */
+      lockout_minutes: z.int().min(1).max(1440).default(15),
+      /** Password checks (sign-ins, changes by existing password) from one IP address. */
+      per_ip: rateLimitRule(100, 600),
+      /** Minutes a reset link works when the request names none. */
+      reset_expiration_minutes: z.int().min(5).max(10_080).default(30),
+      /** How recent a session's last factor must be for `passwords/session/reset`. */
+      session_reset_max_age_minutes: z.int().min(1).max(1440).default(5),
+      /** A password change or reset revokes the user's other sessions. */
+      revoke_sessions_on_change: z.boolean().default(true),
     })
     .prefault({}),
   /** Where passcodes go by SMS (see docs/rate-limits.md, SMS pumping). */
@@ -160,7 +183,8 @@ export const appSettingsSchema = z.object({
     .prefault({}),
   /**
    * Message texts. Placeholders: {{app_name}}, {{code}}, {{minutes}} for passcodes,
-   * {{app_name}}, {{url}}, {{minutes}} for magic links.
+   * {{app_name}}, {{url}}, {{minutes}} for magic links and password reset links, {{app_name}}
+   * for the notice of a sign-up with a taken address.
    */
   messages: z
     .object({
@@ -191,6 +215,33 @@ export const appSettingsSchema = z.object({
         .max(20_000)
         .default(
           '<p>Sign in to {{app_name}}:</p><p><a href="{{url}}">Sign in</a></p><p>The link works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email.</p>',
+        ),
+      password_reset_email_subject: z.string().min(1).max(200).default('Reset your {{app_name}} password'),
+      password_reset_email_text: z
+        .string()
+        .min(1)
+        .max(10_000)
+        .default(
+          'Choose a new {{app_name}} password with this link:\n\n{{url}}\n\nIt works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email: your password stays as it is.',
+        ),
+      password_reset_email_html: z
+        .string()
+        .min(1)
+        .max(20_000)
+        .default(
+          '<p>Choose a new {{app_name}} password:</p><p><a href="{{url}}">Reset password</a></p><p>The link works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email: your password stays as it is.</p>',
+        ),
+      password_signup_notice_subject: z
+        .string()
+        .min(1)
+        .max(200)
+        .default('Someone tried to sign up to {{app_name}} with your address'),
+      password_signup_notice_text: z
+        .string()
+        .min(1)
+        .max(10_000)
+        .default(
+          'Someone tried to create a {{app_name}} account with this email address, which already has one. If it was you, sign in instead, or reset your password. If it was not, you need do nothing.',
         ),
     })
     .prefault({}),

@@ -19,6 +19,7 @@ export type HashPurpose =
   | 'otp'
   | 'otp_code'
   | 'magic_link'
+  | 'password_reset'
   | 'recovery_code'
   | 'nonce';
 

@@ -133,6 +133,9 @@ export const writeRules: WriteRules = {
       events: (s) => (s ? one(s.app_id, 'session.extended', sessionData(s)) : none),
     },
     revoke: { events: (s) => (s ? one(s.app_id, 'session.revoked', sessionData(s)) : none) },
+    revokeByUser: {
+      events: (revoked) => revoked.flatMap((s) => one(s.app_id, 'session.revoked', sessionData(s))),
+    },
   },
   otps: {
     consume: {
@@ -149,6 +152,16 @@ export const writeRules: WriteRules = {
             consumeFailure(appId, methodId, reason),
           ),
       },
+    },
+  },
+  passwords: {
+    insert: {
+      events: (r, p, source) =>
+        r.inserted ? one(p.app_id, 'password.created', { user_id: p.user_id, source }) : none,
+    },
+    replace: {
+      events: (p, _appId, _userId, _hash, _now, reason) =>
+        p ? one(p.app_id, 'password.changed', { user_id: p.user_id, reason }) : none,
     },
   },
   totps: {

@@ -1,7 +1,8 @@
 import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
 import type { DeviceRequirement } from '../shared/device-match.js';
 
-export type MagicLinkKind = 'login' | 'signup';
+/** `password_reset`: a password-auth reset link, whose token is hashed for that purpose alone. */
+export type MagicLinkKind = 'login' | 'signup' | 'password_reset';
 
 export interface MagicLinkRecord {
   id: string;

@@ -8,8 +8,8 @@ import { checkSendLimits } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
 import { deviceRequirement } from '../shared/device-match.js';
 import { emailFactorMethod, type Factor } from '../shared/factor.js';
+import { chooseRedirect, withToken } from '../shared/redirect-url.js';
 import { completeSignIn, contactOwner } from '../sign-in/complete.js';
-import { chooseRedirect, withToken } from './redirect-url.js';
 import type { MagicLinkConsumeFailure, MagicLinkKind } from './repo.js';
 import type {
   MagicLinkAuthenticateRequest,
@@ -120,6 +120,8 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
       );
       if (!result.ok) throw new LatchkeyError(failures[result.reason]);
       const { link } = result;
+      // Reset links' tokens are hashed for their own purpose and never match here; kept exact.
+      if (link.kind === 'password_reset') throw new LatchkeyError('magic_link_not_found');
       const contact = await k.storage.emails.markVerified(appId, link.email_id, now);
       if (!contact) throw new LatchkeyError('magic_link_not_found');
       const user = await contactOwner(k, appId, link.user_id, now, 'magic_link_not_found');

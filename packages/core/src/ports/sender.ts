@@ -1,9 +1,12 @@
-/** One message to a user: a passcode or a magic link, by SMS or email. */
+/**
+ * One message to a user: a passcode or a magic link, by SMS or email; a password reset link, or
+ * the notice that someone tried to sign up with the address, by email.
+ */
 export interface OutboundMessage {
   channel: 'sms' | 'email';
   /** E.164 phone number or email address. */
   to: string;
-  kind: 'otp' | 'magic_link';
+  kind: 'otp' | 'magic_link' | 'password_reset' | 'password_notice';
   app_id: string;
   /** Email subject; absent for SMS. */
   subject?: string;

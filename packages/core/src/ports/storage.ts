@@ -2,6 +2,7 @@ import type { AppRepo } from '../apps/repo.js';
 import type { EventRepo } from '../events/repo.js';
 import type { MagicLinkRepo } from '../magic-links/repo.js';
 import type { OtpRepo } from '../otps/repo.js';
+import type { PasswordRepo } from '../password-auth/repo.js';
 import type { RateLimitRepo } from '../rate-limits/repo.js';
 import type { SessionRepo, SigningKeyRepo } from '../sessions/repo.js';
 import type { TotpRepo } from '../totps/repo.js';
@@ -27,6 +28,7 @@ export interface Storage {
   phoneNumbers: ContactRepo;
   otps: OtpRepo;
   magicLinks: MagicLinkRepo;
+  passwords: PasswordRepo;
   totps: TotpRepo;
   webauthn: WebAuthnRepo;
   walletChallenges: WalletChallengeRepo;

@@ -49,6 +49,11 @@ export interface SessionRepo {
   ): Promise<SessionRecord | null>;
   /** Marks the session revoked at `now`; returns it, or null when missing or already revoked. */
   revoke(appId: string, sessionId: string, now: number): Promise<SessionRecord | null>;
+  /**
+   * Marks every unrevoked session of the user revoked at `now`, but `exceptId` (when given);
+   * returns those it revoked.
+   */
+  revokeByUser(appId: string, userId: string, now: number, exceptId?: string): Promise<SessionRecord[]>;
 }
 
 /** A per-App key that signs session JWTs; the private half only sealed by the KeyVault. */

@@ -13,6 +13,8 @@ export const EVENT_TYPES = [
   'session.created',
   'session.extended',
   'session.revoked',
+  'password.created',
+  'password.changed',
   'sign_in.failed',
   'sign_in.locked_out',
   'totp.created',

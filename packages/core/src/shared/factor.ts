@@ -98,6 +98,9 @@ export const factorSchema = z
       })
       .openapi('WebAuthnFactor'),
     z
+      .object({ type: z.literal('password'), delivery_channel: z.literal('knowledge'), method: emailMethod })
+      .openapi('PasswordFactor'),
+    z
       .object({
         type: z.literal('signature_challenge'),
         delivery_channel: z.literal('crypto_wallet'),

@@ -234,5 +234,16 @@ export function kyselySessionRepo(db: LatchkeyDb, read?: PreparedRead): SessionR
         .executeTakeFirst();
       return row ? toRecord(row) : null;
     },
+
+    async revokeByUser(appId, userId, now, exceptId) {
+      let query = db
+        .updateTable('sessions')
+        .set({ revoked_at: now, updated_at: now })
+        .where('app_id', '=', appId)
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null);
+      if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+      return (await query.returningAll().execute()).map(toRecord);
+    },
   };
 }
