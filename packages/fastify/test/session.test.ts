@@ -1,0 +1,26 @@
+import Fastify from 'fastify';
+import { hostSessionSuite, type Mount, whoBody } from '../../../test/host-sessions/suite.js';
+import { latchkeyPlugin, optionalSession, requireSession, revokeSession } from '../src/index.js';
+
+/** The shared host-session suite's app, written as a Fastify integrator writes one. */
+const mountFastify: Mount = async (latchkey, spec) => {
+  const f = Fastify(spec.trustProxy ? { trustProxy: 'loopback' } : {});
+  await f.register(latchkeyPlugin, { latchkey, prefix: '/auth', cookies: spec.routerCookies ?? true });
+  for (const { method, path, guard, options } of spec.routes) {
+    const methods =
+      method === 'ALL' ? ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] : [method];
+    if (guard === 'revoke')
+      f.route({ method: methods, url: path, handler: revokeSession(latchkey, options) });
+    else
+      f.route({
+        method: methods,
+        url: path,
+        onRequest: (guard === 'require' ? requireSession : optionalSession)(latchkey, options),
+        handler: async (request) => whoBody(request.auth),
+      });
+  }
+  await f.ready();
+  return f.server;
+};
+
+hostSessionSuite('Fastify', mountFastify);
