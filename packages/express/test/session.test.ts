@@ -3,6 +3,7 @@ import { memoryStorage } from '@latchkey/memory';
 import express from 'express';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { routeMountSuite } from '../../../test/host-sessions/routes-suite.js';
 import { hostSessionSuite, type Mount, whoBody } from '../../../test/host-sessions/suite.js';
 import { latchkeyRouter, optionalSession, requireSession, revokeSession } from '../src/index.js';
 import { expressCookieSite } from '../src/session.js';
@@ -117,3 +118,14 @@ describe('requireSession on a JWT verified before', () => {
     expect(post.auth?.user_id).toBe(verify.body.user_id);
   });
 });
+
+routeMountSuite('Express', (latchkey) =>
+  express()
+    .use('/auth', latchkeyRouter(latchkey))
+    .get('/me', requireSession(latchkey), (req, res) => {
+      res.json({ user_id: req.auth?.user_id });
+    })
+    .post('/own', express.json(), (req, res) => {
+      res.json(req.body);
+    }),
+);

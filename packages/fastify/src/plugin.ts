@@ -28,7 +28,11 @@ export interface LatchkeyPluginOptions {
  * unread: the core reads it with its own limits and answers its own 400/413/415, exactly as on
  * any other host, and the app's own parsers are left as they are.
  */
-export function latchkeyPlugin(fastify: FastifyInstance, options: LatchkeyPluginOptions, done: (err?: Error) => void) {
+export function latchkeyPlugin(
+  fastify: FastifyInstance,
+  options: LatchkeyPluginOptions,
+  done: (err?: Error) => void,
+) {
   if (!fastify.hasRequestDecorator('auth')) fastify.decorateRequest('auth', null);
   const prefix = (options.prefix ?? '').replace(/\/$/, '');
   fastify.register(

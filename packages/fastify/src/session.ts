@@ -28,7 +28,11 @@ export type { LatchkeySessions };
 export type SessionHookOptions = HostSessionOptions;
 
 /** A route-level `onRequest` hook: `{ onRequest: requireSession(latchkey) }`. */
-export type SessionHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+export type SessionHook = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+) => void;
 
 /** Answers 401 unless the request carries a live session; sets `request.auth`. */
 export function requireSession(latchkey: LatchkeySessions, options: SessionHookOptions = {}): SessionHook {
@@ -63,7 +67,11 @@ export function revokeSession(latchkey: LatchkeySessions, options: SessionHookOp
   };
 }
 
-function sessionHook(latchkey: LatchkeySessions, options: SessionHookOptions, required: boolean): SessionHook {
+function sessionHook(
+  latchkey: LatchkeySessions,
+  options: SessionHookOptions,
+  required: boolean,
+): SessionHook {
   const resolve = hostSessionResolver(latchkey, options);
   return (request, reply, done) => {
     const { headers } = request;

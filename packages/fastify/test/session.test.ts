@@ -1,4 +1,5 @@
 import Fastify from 'fastify';
+import { routeMountSuite } from '../../../test/host-sessions/routes-suite.js';
 import { hostSessionSuite, type Mount, whoBody } from '../../../test/host-sessions/suite.js';
 import { latchkeyPlugin, optionalSession, requireSession, revokeSession } from '../src/index.js';
 
@@ -24,3 +25,14 @@ const mountFastify: Mount = async (latchkey, spec) => {
 };
 
 hostSessionSuite('Fastify', mountFastify);
+
+routeMountSuite('Fastify', async (latchkey) => {
+  const f = Fastify();
+  await f.register(latchkeyPlugin, { latchkey, prefix: '/auth' });
+  f.get('/me', { onRequest: requireSession(latchkey) }, async (request) => ({
+    user_id: request.auth?.user_id,
+  }));
+  f.post('/own', async (request) => request.body);
+  await f.ready();
+  return f.server;
+});

@@ -1,4 +1,9 @@
-import { cookiesForApiAnswer, type Latchkey, resolveCookieOptions, type SessionCookieOptions } from '@latchkey/core';
+import {
+  cookiesForApiAnswer,
+  type Latchkey,
+  resolveCookieOptions,
+  type SessionCookieOptions,
+} from '@latchkey/core';
 import { type Context, Hono } from 'hono';
 import { honoCookieSite } from './session.js';
 

@@ -1,5 +1,6 @@
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
+import { routeMountSuite } from '../../../test/host-sessions/routes-suite.js';
 import { hostSessionSuite, type Mount, whoBody } from '../../../test/host-sessions/suite.js';
 import {
   type LatchkeyEnv,
@@ -30,3 +31,15 @@ const mountHono: Mount = (latchkey, spec) => {
 };
 
 hostSessionSuite('Hono', mountHono);
+
+routeMountSuite(
+  'Hono',
+  (latchkey) => {
+    const h = new Hono<LatchkeyEnv>();
+    h.route('/auth', latchkeyRoutes(latchkey));
+    h.get('/me', requireSession(latchkey), (c) => c.json({ user_id: c.var.auth?.user_id }));
+    h.post('/own', async (c) => c.json(await c.req.json()));
+    return getRequestListener(h.fetch);
+  },
+  { earlyAnswerResetsConnection: true },
+);
