@@ -1,7 +1,12 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', credentials: 'src/host-sessions/credentials.ts', jwt: 'src/jwt.ts', node: 'src/node-http/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    credentials: 'src/host-sessions/credentials.ts',
+    jwt: 'src/jwt.ts',
+    node: 'src/node-http/index.ts',
+  },
   format: ['esm'],
   dts: false, // tsc -p tsconfig.build.json writes the declarations and their maps
   clean: true,

@@ -7,5 +7,5 @@ export { isApiPath, PLAIN_PATH } from './api-path.js';
 export { answerError } from './error-answer.js';
 export { sendResponse } from './send-response.js';
 export { settleUnreadBody } from './unread-body.js';
-export { webRequest } from './web-request.js';
 export { type Unservable, unservableRequest } from './unservable.js';
+export { webRequest } from './web-request.js';
