@@ -3,7 +3,7 @@
  * repository root.
  */
 const capability =
-  '^packages/core/src/(?!http/|ports/|crypto/|shared/|vault/|messages/|contacts/|chains/|sign-in/|rate-limits/|host-sessions/|logging/|telemetry/)([^/]+)/';
+  '^packages/core/src/(?!http/|ports/|crypto/|shared/|vault/|messages/|contacts/|chains/|sign-in/|rate-limits/|host-sessions/|logging/|telemetry/|node-http/)([^/]+)/';
 
 module.exports = {
   forbidden: [

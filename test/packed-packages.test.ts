@@ -207,6 +207,8 @@ beforeAll(async () => {
       '--prefer-offline',
       ...tarballs.values(),
       'express@5',
+      'hono@4',
+      'fastify@5',
       'kysely@0.28',
       '@electric-sql/pglite@0.5',
       'pg@8',

@@ -7,18 +7,22 @@ import {
   resolveCookieOptions,
   type SessionCookieOptions,
 } from '@latchkey/core';
+import {
+  answerError,
+  isApiPath,
+  PLAIN_PATH,
+  sendResponse,
+  settleUnreadBody,
+  unservableRequest,
+  webRequest,
+} from '@latchkey/core/node';
 import type {
   Request as ExpressRequest,
   Response as ExpressResponse,
   NextFunction,
   RequestHandler,
 } from 'express';
-import { isApiPath, PLAIN_PATH } from './api-path.js';
-import { answerError } from './error-answer.js';
-import { sendResponse } from './send-response.js';
 import { appendCookies, expressCookieSite } from './session.js';
-import { settleUnreadBody } from './unread-body.js';
-import { webRequest } from './web-request.js';
 
 /** The part of a latchkey instance the router needs. */
 export type LatchkeyHandler = Pick<Latchkey, 'fetch'>;
@@ -96,7 +100,7 @@ function answer(req: ExpressRequest, res: ExpressResponse, response: Response): 
  */
 export function latchkeyRequestGuard() {
   return (req: ExpressRequest, res: ExpressResponse, next: NextFunction): void => {
-    const refused = unservable(req);
+    const refused = unservableRequest(req);
     if (!refused) {
       next();
       return;
@@ -106,53 +110,6 @@ export function latchkeyRequestGuard() {
       ...(refused.error_field ? { error_field: refused.error_field } : {}),
     });
   };
-}
-
-/** Methods Node parses but a Web Request refuses to carry (Fetch's forbidden methods). */
-const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
-
-/**
- * What Node accepted but Latchkey cannot be asked: a forbidden method, or a Host header that is
- * no host (`a b`, `a%zz`, `u@evil`, `[::1`). Answered here, in the documented shape.
- */
-function unservable(
-  req: ExpressRequest,
-): { status: number; error_type: string; error_message: string; error_field?: string } | undefined {
-  if (FORBIDDEN_METHODS.has(req.method.toUpperCase()))
-    return {
-      status: 405,
-      error_type: 'method_not_allowed',
-      error_message: `The method ${req.method} is not served.`,
-    };
-  const host = req.headers.host;
-  if (host !== undefined && !isPlainHost(host))
-    return {
-      status: 400,
-      error_type: 'invalid_field',
-      error_message: 'The Host header is not a valid host name or address, with an optional port.',
-      error_field: 'host',
-    };
-  return undefined;
-}
-
-/** Host headers found plain before: a server sees a handful, and parsing one costs a URL. */
-const plainHosts = new Set<string>();
-
-/** True when `host` is a host with an optional port and nothing else a URL would read into it. */
-function isPlainHost(host: string): boolean {
-  if (plainHosts.has(host)) return true;
-  if (!parsesAsPlainHost(host)) return false;
-  if (plainHosts.size >= 256) plainHosts.clear();
-  plainHosts.add(host);
-  return true;
-}
-
-function parsesAsPlainHost(host: string): boolean {
-  if (host === '' || !URL.canParse(`http://${host}`)) return false;
-  const url = new URL(`http://${host}`);
-  return (
-    url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === ''
-  );
 }
 
 function toWebRequest(req: ExpressRequest): Request {

@@ -2,9 +2,36 @@ import { createLatchkey, type OutboundMessage } from '@latchkey/core';
 import { memoryStorage } from '@latchkey/memory';
 import express from 'express';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { routeMountSuite } from '../../../test/host-sessions/routes-suite.js';
+import { hostSessionSuite, type Mount, whoBody } from '../../../test/host-sessions/suite.js';
 import { latchkeyRouter, optionalSession, requireSession, revokeSession } from '../src/index.js';
 import { expressCookieSite } from '../src/session.js';
+
+/** The shared host-session suite's app, written as an Express integrator writes one. */
+const mountExpress: Mount = (latchkey, spec) => {
+  const h = express();
+  if (spec.trustProxy) h.set('trust proxy', 'loopback');
+  h.use('/auth', latchkeyRouter(latchkey, { cookies: spec.routerCookies ?? true }));
+  const who = (req: express.Request, res: express.Response) => {
+    res.json(whoBody(req.auth));
+  };
+  for (const { method, path, guard, options } of spec.routes) {
+    const on = method === 'GET' ? h.get.bind(h) : method === 'POST' ? h.post.bind(h) : h.all.bind(h);
+    if (guard === 'revoke') on(path, revokeSession(latchkey, options));
+    else on(path, (guard === 'require' ? requireSession : optionalSession)(latchkey, options), who);
+  }
+  return h;
+};
+
+hostSessionSuite('Express', mountExpress);
+
+describe('expressCookieSite', () => {
+  it('an https request Express sees itself (its own TLS, or a trusted proxy) counts as https with no header', () => {
+    const req = { hostname: 'localhost', protocol: 'https', headers: {} } as unknown as express.Request;
+    expect(expressCookieSite(req)).toEqual({ hostname: 'localhost', https: true });
+  });
+});
 
 const sent: OutboundMessage[] = [];
 const latchkey = createLatchkey({
@@ -12,607 +39,30 @@ const latchkey = createLatchkey({
   secret: 'x'.repeat(40),
   sender: { send: async (m) => void sent.push(m) },
 });
-let app: { app_id: string; public_token: string; secret_key: string };
-let otherApp: { app_id: string; public_token: string };
+let app: { app_id: string; public_token: string };
+beforeAll(async () => {
+  app = await latchkey.apps.create({ name: 'Host' });
+});
 
-/** A real host app: Latchkey's router with cookies, and the host's own routes behind the helpers. */
-function host(appId: string) {
-  const h = express();
-  h.use('/auth', latchkeyRouter(latchkey, { cookies: true }));
-  const who = (req: express.Request, res: express.Response) => {
-    res.json({ user_id: req.auth?.user_id ?? null, session_id: req.auth?.session_id ?? null });
-  };
-  h.get('/jwt/me', requireSession(latchkey, { app_id: appId }), who);
-  h.get('/token/me', requireSession(latchkey, { app_id: appId, mode: 'token' }), who);
-  h.get('/maybe/me', optionalSession(latchkey, { app_id: appId }), who);
-  h.get('/cookie/me', requireSession(latchkey, { app_id: appId, cookies: true }), who);
-  h.get('/cookie-token/me', requireSession(latchkey, { app_id: appId, mode: 'token', cookies: true }), who);
-  h.post('/cookie/transfer', requireSession(latchkey, { app_id: appId, cookies: true }), who);
-  h.all('/cookie/any', requireSession(latchkey, { app_id: appId, cookies: true }), who);
-  h.post('/logout', revokeSession(latchkey, { app_id: appId, cookies: true }));
-  return h;
-}
-
-/** Signs in through the router; `host` decides the cookies' names (a local host's carry no prefix). */
-async function signIn(h: express.Express, publicToken: string, email: string, host = 'localhost') {
+/** Signs in through the router and returns the verify answer. */
+async function signIn(email: string) {
+  const h = express().use('/auth', latchkeyRouter(latchkey));
   const send = await request(h)
     .post('/auth/v1/auth/otps/email/login_or_create')
-    .set('authorization', `Bearer ${publicToken}`)
+    .set('authorization', `Bearer ${app.public_token}`)
     .send({ email });
   const code = sent.filter((m) => m.to === email).at(-1)!.code!;
   const verify = await request(h)
     .post('/auth/v1/auth/otps/verify')
-    .set('host', host)
-    .set('authorization', `Bearer ${publicToken}`)
+    .set('authorization', `Bearer ${app.public_token}`)
     .send({ method_id: send.body.method_id, otp: code, session_expires_in: 60 });
   expect(verify.status).toBe(200);
   return verify;
 }
 
-const expectErrorShape = (res: request.Response, status: number, errorType: string) => {
-  expect(res.status).toBe(status);
-  expect(res.body).toEqual({
-    status_code: status,
-    request_id: res.headers['x-request-id'],
-    error_type: errorType,
-    error_message: expect.any(String),
-  });
-};
-
-const cookiesOf = (res: request.Response): string[] => {
-  const raw = res.headers['set-cookie'] as unknown as string[] | undefined;
-  return raw ?? [];
-};
-const cookieHeader = (setCookies: string[]) => setCookies.map((c) => c.split(';')[0]).join('; ');
-
-beforeAll(async () => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(Date.UTC(2027, 0, 1));
-  app = await latchkey.apps.create({
-    name: 'Host',
-    settings: { cors: { allowed_origins: ['https://app.example.com'] } },
-  });
-  otherApp = await latchkey.apps.create({ name: 'Other host' });
-});
-afterAll(() => {
-  vi.useRealTimers();
-});
-
-const advance = (seconds: number) => vi.setSystemTime(Date.now() + seconds * 1000);
-
-describe('requireSession and optionalSession on a host Express app', () => {
-  it('no credential: 401 in the documented shape; optionalSession carries on without req.auth', async () => {
-    const h = host(app.app_id);
-    expectErrorShape(await request(h).get('/jwt/me'), 401, 'session_required');
-    expectErrorShape(
-      await request(h).get('/jwt/me').set('authorization', 'Basic abc'),
-      401,
-      'session_required',
-    );
-    const maybe = await request(h).get('/maybe/me');
-    expect(maybe.status).toBe(200);
-    expect(maybe.body.user_id).toBeNull();
-  });
-
-  it('a JWT or a token in Authorization: 200 with req.auth.user_id', async () => {
-    const h = host(app.app_id);
-    const s = await signIn(h, app.public_token, 'bearer@example.com');
-    for (const [path, credential] of [
-      ['/jwt/me', s.body.session_jwt],
-      ['/token/me', s.body.session_jwt],
-      ['/token/me', s.body.session_token],
-      ['/jwt/me', s.body.session_token],
-      ['/maybe/me', s.body.session_jwt],
-    ]) {
-      const res = await request(h).get(path!).set('authorization', `Bearer ${credential}`);
-      expect(res.status, `${path} ${credential?.slice(0, 8)}`).toBe(200);
-      expect(res.body).toEqual({ user_id: s.body.user_id, session_id: s.body.session.id });
-    }
-  });
-
-  it('a revoked session: 401 at once in token mode, accepted until exp in jwt mode', async () => {
-    const h = host(app.app_id);
-    const s = await signIn(h, app.public_token, 'revoked@example.com');
-    const jwt = s.body.session_jwt;
-    await latchkey.sessions.revoke(app.app_id, { session_id: s.body.session.id });
-    expectErrorShape(
-      await request(h).get('/token/me').set('authorization', `Bearer ${jwt}`),
-      401,
-      'session_not_found',
-    );
-    expectErrorShape(
-      await request(h).get('/token/me').set('authorization', `Bearer ${s.body.session_token}`),
-      401,
-      'session_not_found',
-    );
-    expect((await request(h).get('/jwt/me').set('authorization', `Bearer ${jwt}`)).status).toBe(200);
-    advance(300);
-    expectErrorShape(
-      await request(h).get('/jwt/me').set('authorization', `Bearer ${jwt}`),
-      401,
-      'invalid_session_jwt',
-    );
-  });
-
-  it('an expired JWT and another App’s JWT: 401', async () => {
-    const h = host(app.app_id);
-    const mine = await signIn(h, app.public_token, 'expired@example.com');
-    const theirs = await signIn(host(otherApp.app_id), otherApp.public_token, 'other@example.com');
-    expectErrorShape(
-      await request(h).get('/jwt/me').set('authorization', `Bearer ${theirs.body.session_jwt}`),
-      401,
-      'invalid_session_jwt',
-    );
-    expectErrorShape(
-      await request(h).get('/token/me').set('authorization', `Bearer ${theirs.body.session_token}`),
-      401,
-      'session_not_found',
-    );
-    advance(301);
-    for (const path of ['/jwt/me', '/token/me']) {
-      expectErrorShape(
-        await request(h).get(path).set('authorization', `Bearer ${mine.body.session_jwt}`),
-        401,
-        'invalid_session_jwt',
-      );
-    }
-  });
-});
-
-describe('session cookies', () => {
-  it('set by the router at sign-in, used, refreshed near expiry, cleared at logout', async () => {
-    const h = host(app.app_id);
-    const s = await signIn(h, app.public_token, 'cookies@example.com');
-    const set = cookiesOf(s);
-    expect(set).toHaveLength(2);
-    for (const c of set) {
-      expect(c).toMatch(/HttpOnly/);
-      expect(c).toMatch(/SameSite=Lax/);
-      expect(c).toMatch(/Path=\//);
-      expect(c).toMatch(/Max-Age=3600/);
-    }
-    expect(set.find((c) => c.startsWith('latchkey_session='))).toContain(s.body.session_token);
-    expect(set.find((c) => c.startsWith('latchkey_session_jwt='))).toContain(s.body.session_jwt);
-    const jar = cookieHeader(set);
-
-    const used = await request(h).get('/cookie/me').set('cookie', jar);
-    expect(used.status).toBe(200);
-    expect(used.body.user_id).toBe(s.body.user_id);
-    expect(cookiesOf(used)).toEqual([]);
-
-    // Token mode, JWT past half its life: a fresh JWT cookie; jwt mode past exp: the same.
-    advance(200);
-    const refreshed = await request(h).get('/cookie-token/me').set('cookie', jar);
-    expect(refreshed.status).toBe(200);
-    const newJwt = cookiesOf(refreshed).find((c) => c.startsWith('latchkey_session_jwt='));
-    expect(newJwt).toBeDefined();
-    expect(newJwt).not.toContain(s.body.session_jwt);
-    advance(200);
-    const swapped = await request(h).get('/cookie/me').set('cookie', jar);
-    expect(swapped.status).toBe(200);
-    expect(cookiesOf(swapped).some((c) => c.startsWith('latchkey_session_jwt='))).toBe(true);
-
-    const logout = await request(h).post('/logout').set('cookie', jar).set('sec-fetch-site', 'same-origin');
-    expect(logout.status).toBe(200);
-    expect(logout.body.session_id).toBe(s.body.session.id);
-    const cleared = cookiesOf(logout);
-    expect(cleared).toHaveLength(2);
-    for (const c of cleared) expect(c).toMatch(/=; .*Max-Age=0/);
-    const after = await request(h).get('/cookie-token/me').set('cookie', jar);
-    expectErrorShape(after, 401, 'session_not_found');
-    expect(cookiesOf(after)).toHaveLength(2); // dead cookies are cleared
-  });
-
-  it('a bad bearer beside good cookies: 401 for the bearer, and the cookies are left alone', async () => {
-    const h = host(app.app_id);
-    const s = await signIn(h, app.public_token, 'bearer-beside-cookies@example.com');
-    const res = await request(h)
-      .get('/cookie-token/me')
-      .set('authorization', 'Bearer lks_not_a_session')
-      .set('cookie', cookieHeader(cookiesOf(s)));
-    expectErrorShape(res, 401, 'session_not_found');
-    expect(cookiesOf(res)).toEqual([]);
-  });
-
-  it('revokeSession ends a session whose JWT has expired (its only credential), by bearer or cookie', async () => {
-    const h = host(app.app_id);
-    expectErrorShape(await request(h).post('/logout'), 401, 'session_required');
-    for (const by of ['bearer', 'cookie'] as const) {
-      const s = await signIn(h, app.public_token, `logout-expired-${by}@example.com`);
-      advance(301);
-      const jwt = s.body.session_jwt as string;
-      const logout = request(h).post('/logout').set('sec-fetch-site', 'same-origin');
-      const res = await (by === 'bearer'
-        ? logout.set('authorization', `Bearer ${jwt}`)
-        : logout.set('cookie', `latchkey_session_jwt=${jwt}`));
-      expect(res.status, by).toBe(200);
-      expect(res.body.session_id).toBe(s.body.session.id);
-    }
-  });
-
-  it('Secure except on localhost', async () => {
-    const h = host(app.app_id);
-    const s = await signIn(h, app.public_token, 'secure@example.com');
-    const onLocalhost = await request(h)
-      .post('/auth/v1/auth/sessions/authenticate')
-      .set('host', 'localhost:3000')
-      .set('authorization', `Bearer ${app.public_token}`)
-      .send({ session_token: s.body.session_token });
-    for (const c of cookiesOf(onLocalhost)) expect(c).not.toMatch(/Secure/);
-    const elsewhere = await request(h)
-      .post('/auth/v1/auth/sessions/authenticate')
-      .set('host', 'shop.example.com')
-      .set('authorization', `Bearer ${app.public_token}`)
-      .send({ session_token: s.body.session_token });
-    expect(cookiesOf(elsewhere)).toHaveLength(2);
-    for (const c of cookiesOf(elsewhere)) expect(c).toMatch(/Secure/);
-  });
-
-  it('the router clears the cookies after sessions/revoke', async () => {
-    const h = host(app.app_id);
-    const s = await signIn(h, app.public_token, 'router-revoke@example.com');
-    const res = await request(h)
-      .post('/auth/v1/auth/sessions/revoke')
-      .set('authorization', `Bearer ${app.public_token}`)
-      .send({ session_jwt: s.body.session_jwt });
-    expect(res.status).toBe(200);
-    expect(cookiesOf(res).every((c) => /Max-Age=0/.test(c))).toBe(true);
-    expect(cookiesOf(res)).toHaveLength(2);
-  });
-});
-
-describe('cookie names against cookie tossing', () => {
-  const authenticate = (h: express.Express, token: string, hostHeader: string) =>
-    request(h)
-      .post('/auth/v1/auth/sessions/authenticate')
-      .set('host', hostHeader)
-      .set('authorization', `Bearer ${app.public_token}`)
-      .send({ session_token: token });
-
-  it('__Host- on a production host (Secure, Path=/, no Domain); __Secure- with a Domain or Path; bare on localhost', async () => {
-    const s = await signIn(host(app.app_id), app.public_token, 'names@example.com');
-    const token = s.body.session_token as string;
-    const names = (set: string[]) => set.map((c) => c.split('=')[0]);
-
-    const prod = cookiesOf(await authenticate(host(app.app_id), token, 'shop.example.com'));
-    expect(names(prod)).toEqual(['__Host-latchkey_session', '__Host-latchkey_session_jwt']);
-    for (const c of prod) {
-      expect(c).toMatch(/; Secure/);
-      expect(c).toMatch(/; Path=\/;/);
-      expect(c).not.toMatch(/Domain=/);
-    }
-    const withOptions = (cookies: Record<string, unknown>) => {
-      const h = express();
-      h.use('/auth', latchkeyRouter(latchkey, { cookies }));
-      return h;
-    };
-    const domain = cookiesOf(
-      await authenticate(withOptions({ domain: 'example.com' }), token, 'shop.example.com'),
-    );
-    expect(names(domain)).toEqual(['__Secure-latchkey_session', '__Secure-latchkey_session_jwt']);
-    for (const c of domain) expect(c).toMatch(/Domain=example\.com.*; Secure/);
-    const path = cookiesOf(await authenticate(withOptions({ path: '/app' }), token, 'shop.example.com'));
-    expect(names(path)).toEqual(['__Secure-latchkey_session', '__Secure-latchkey_session_jwt']);
-
-    for (const local of ['localhost:3000', '127.0.0.1', 'dev.localhost', '[::1]:3000']) {
-      const set = cookiesOf(await authenticate(host(app.app_id), token, local));
-      expect(names(set), local).toEqual(['latchkey_session', 'latchkey_session_jwt']);
-      for (const c of set) expect(c).not.toMatch(/Secure/);
-    }
-    // Only what ends in ".localhost" is local: a look-alike domain is a production host.
-    for (const lookalike of ['evillocalhost.com', 'localhost.evil.com', 'notlocalhost']) {
-      const set = cookiesOf(await authenticate(host(app.app_id), token, lookalike));
-      expect(names(set), lookalike).toEqual(['__Host-latchkey_session', '__Host-latchkey_session_jwt']);
-      for (const c of set) expect(c, lookalike).toMatch(/; Secure/);
-    }
-    // The names used before the prefixes, kept by passing them; secure: false drops the prefix.
-    const old = cookiesOf(
-      await authenticate(
-        withOptions({ tokenName: 'latchkey_session', jwtName: 'latchkey_session_jwt' }),
-        token,
-        'shop.example.com',
-      ),
-    );
-    expect(names(old)).toEqual(['latchkey_session', 'latchkey_session_jwt']);
-    for (const c of old) expect(c).toMatch(/; Secure/);
-    const insecure = cookiesOf(await authenticate(withOptions({ secure: false }), token, 'shop.example.com'));
-    expect(names(insecure)).toEqual(['latchkey_session', 'latchkey_session_jwt']);
-    for (const c of insecure) expect(c).not.toMatch(/Secure/);
-    const secureLocal = cookiesOf(await authenticate(withOptions({ secure: true }), token, 'localhost'));
-    expect(names(secureLocal)).toEqual(['__Host-latchkey_session', '__Host-latchkey_session_jwt']);
-  });
-
-  it('a bare cookie a sibling subdomain could set is not read on a production host', async () => {
-    const h = host(app.app_id);
-    const attacker = await signIn(h, app.public_token, 'tosser@example.com', 'shop.example.com');
-    const [token, jwt] = cookiesOf(attacker).map((c) => c.split(';')[0]!.split('=')[1]);
-    for (const path of ['/cookie/me', '/cookie-token/me']) {
-      expectErrorShape(
-        await request(h)
-          .get(path)
-          .set('host', 'shop.example.com')
-          .set('cookie', `latchkey_session=${token}; latchkey_session_jwt=${jwt}`),
-        401,
-        'session_required',
-      );
-    }
-  });
-
-  it('a session cookie name sent twice is refused (400) on every method, with the cookies cleared', async () => {
-    const h = host(app.app_id);
-    const victim = await signIn(h, app.public_token, 'tossed-victim@example.com', 'shop.example.com');
-    const attacker = await signIn(h, app.public_token, 'tossed-attacker@example.com', 'shop.example.com');
-    const [vToken, vJwt] = cookiesOf(victim).map((c) => c.split(';')[0]);
-    const [aToken, aJwt] = cookiesOf(attacker).map((c) => c.split(';')[0]);
-    const get = (path: string, jar: string) =>
-      request(h).get(path).set('host', 'shop.example.com').set('cookie', jar);
-    // The victim's JWT is verified once, so the same-tick path would know it.
-    expect((await get('/cookie/me', `${vToken}; ${vJwt}`)).status).toBe(200);
-    for (const jar of [
-      `${aJwt}; ${vToken}; ${vJwt}`,
-      `${vJwt}; ${aJwt}`,
-      `${aToken}; ${vToken}`,
-      `${aToken}; ${vToken}; ${vJwt}`,
-    ]) {
-      for (const path of ['/cookie/me', '/cookie-token/me']) {
-        const res = await get(path, jar);
-        expectErrorShape(res, 400, 'repeated_session_cookie');
-        expect(cookiesOf(res).map((c) => c.split(';')[0])).toEqual([
-          '__Host-latchkey_session=',
-          '__Host-latchkey_session_jwt=',
-        ]);
-      }
-      expectErrorShape(
-        await request(h)
-          .post('/cookie/transfer')
-          .set('host', 'shop.example.com')
-          .set('origin', 'http://shop.example.com')
-          .set('cookie', jar),
-        400,
-        'repeated_session_cookie',
-      );
-    }
-    // Another cookie of any other name, repeated, is not the session's business.
-    expect((await get('/cookie/me', `theme=a; ${vToken}; ${vJwt}; theme=b`)).status).toBe(200);
-  });
-});
-
-describe('behind a TLS proxy', () => {
-  it('an https Origin or Referer of the own host on what Express sees as http: a clear 403 and one log line', async () => {
-    const h = host(app.app_id);
-    const s = await signIn(h, app.public_token, 'proxy@example.com', 'shop.example.com');
-    const jar = cookieHeader(cookiesOf(s));
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const post = () => request(h).post('/cookie/transfer').set('host', 'shop.example.com').set('cookie', jar);
-    const first = await post().set('origin', 'https://shop.example.com');
-    expectErrorShape(first, 403, 'https_behind_untrusted_proxy');
-    expect(first.body.error_message).toMatch(/trust proxy/);
-    expectErrorShape(
-      await post().set('referer', 'https://shop.example.com/cart'),
-      403,
-      'https_behind_untrusted_proxy',
-    );
-    expectErrorShape(
-      await post().set('origin', 'https://shop.example.com'),
-      403,
-      'https_behind_untrusted_proxy',
-    );
-    expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0]![0])).toMatch(/trust proxy.*docs\/host-sessions\.md/);
-    warn.mockRestore();
-    // Another host over https, or a cross-site referer: the plain CSRF refusal.
-    expectErrorShape(await post().set('origin', 'https://shop.example.com:8443'), 403, 'cross_site_request');
-    expectErrorShape(await post().set('origin', 'https://evil.example'), 403, 'cross_site_request');
-    expectErrorShape(
-      await post().set('referer', 'https://evil.example/shop.example.com'),
-      403,
-      'cross_site_request',
-    );
-    expectErrorShape(await post().set('referer', 'not a url'), 403, 'cross_site_request');
-
-    // With trust proxy, Express knows the request was https: the same POST passes.
-    const trusted = host(app.app_id);
-    trusted.set('trust proxy', 'loopback');
-    const ok = await request(trusted)
-      .post('/cookie/transfer')
-      .set('host', 'shop.example.com')
-      .set('x-forwarded-proto', 'https')
-      .set('origin', 'https://shop.example.com')
-      .set('cookie', jar);
-    expect(ok.status).toBe(200);
-    expect(ok.body.user_id).toBe(s.body.user_id);
-  });
-
-  it('an https request Express sees itself (its own TLS, or a trusted proxy) counts as https with no header', () => {
-    const req = { hostname: 'localhost', protocol: 'https', headers: {} } as unknown as express.Request;
-    expect(expressCookieSite(req)).toEqual({ hostname: 'localhost', https: true });
-  });
-
-  it('Secure where the browser used https, even when the proxy forwards Host: localhost', async () => {
-    const h = host(app.app_id);
-    const s = await signIn(h, app.public_token, 'proxy-secure@example.com');
-    const authenticate = () =>
-      request(h)
-        .post('/auth/v1/auth/sessions/authenticate')
-        .set('host', 'localhost:3000')
-        .set('authorization', `Bearer ${app.public_token}`)
-        .send({ session_token: s.body.session_token });
-    for (const [name, value] of [
-      ['origin', 'https://shop.example.com'],
-      ['referer', 'https://shop.example.com/signin'],
-      ['x-forwarded-proto', 'https'],
-      ['x-forwarded-proto', 'HTTPS, http'],
-    ] as const) {
-      const set = cookiesOf(await authenticate().set(name, value));
-      expect(set, `${name}: ${value}`).toHaveLength(2);
-      for (const c of set) expect(c, `${name}: ${value}`).toMatch(/; Secure/);
-    }
-    for (const [name, value] of [
-      ['origin', 'http://localhost:3000'],
-      ['x-forwarded-proto', 'http'],
-      ['x-forwarded-proto', 'http, https'],
-    ] as const) {
-      for (const c of cookiesOf(await authenticate().set(name, value)))
-        expect(c, `${name}: ${value}`).not.toMatch(/Secure/);
-    }
-  });
-});
-
-describe('CSRF on cookie-authenticated state-changing requests', () => {
-  it('refuses a cross-site POST, accepts the own or an allowed origin; Bearer requests are not cookie-borne', async () => {
-    const h = host(app.app_id);
-    const s = await signIn(h, app.public_token, 'csrf@example.com', 'shop.example.com');
-    const jar = cookieHeader(cookiesOf(s));
-    expect(jar).toMatch(/^__Host-latchkey_session=/);
-    const post = () => request(h).post('/cookie/transfer').set('host', 'shop.example.com').set('cookie', jar);
-
-    expectErrorShape(await post().set('origin', 'https://evil.example'), 403, 'cross_site_request');
-    expectErrorShape(await post().set('sec-fetch-site', 'cross-site'), 403, 'cross_site_request');
-    expectErrorShape(await post(), 403, 'cross_site_request');
-    expectErrorShape(await post().set('origin', 'null'), 403, 'cross_site_request');
-    expect((await post().set('origin', 'http://shop.example.com')).status).toBe(200);
-    expect((await post().set('origin', 'https://app.example.com')).status).toBe(200);
-    expect((await post().set('sec-fetch-site', 'same-origin')).status).toBe(200);
-    // Reads are not checked; a Bearer credential is not sent by the browser on its own.
-    expect(
-      (
-        await request(h)
-          .get('/cookie/me')
-          .set('host', 'shop.example.com')
-          .set('cookie', jar)
-          .set('origin', 'https://evil.example')
-      ).status,
-    ).toBe(200);
-    const bearer = await request(h)
-      .post('/cookie/transfer')
-      .set('authorization', `Bearer ${s.body.session_jwt}`)
-      .set('origin', 'https://evil.example');
-    expect(bearer.status).toBe(200);
-    // Logging out is state-changing too.
-    expectErrorShape(
-      await request(h)
-        .post('/logout')
-        .set('host', 'shop.example.com')
-        .set('cookie', jar)
-        .set('origin', 'https://evil.example'),
-      403,
-      'cross_site_request',
-    );
-  });
-
-  it('PUT, PATCH and DELETE are state-changing too: refused cross-site, accepted from the own origin', async () => {
-    const h = host(app.app_id);
-    const s = await signIn(h, app.public_token, 'csrf-methods@example.com', 'shop.example.com');
-    const jar = cookieHeader(cookiesOf(s));
-    for (const method of ['put', 'patch', 'delete'] as const) {
-      const send = () => request(h)[method]('/cookie/any').set('host', 'shop.example.com').set('cookie', jar);
-      expectErrorShape(await send().set('origin', 'https://evil.example'), 403, 'cross_site_request');
-      expectErrorShape(await send().set('sec-fetch-site', 'cross-site'), 403, 'cross_site_request');
-      expectErrorShape(await send(), 403, 'cross_site_request');
-      const own = await send().set('origin', 'http://shop.example.com');
-      expect(own.status, method).toBe(200);
-      expect(own.body.user_id).toBe(s.body.user_id);
-    }
-    // OPTIONS changes nothing: not checked.
-    expect(
-      (
-        await request(h)
-          .options('/cookie/any')
-          .set('host', 'shop.example.com')
-          .set('cookie', jar)
-          .set('origin', 'https://evil.example')
-      ).status,
-    ).toBe(200);
-  });
-});
-
-describe('app_id', () => {
-  /** A host app as an integrator writes one, with Express's default error handler (an HTML page). */
-  function hostOf(options: Parameters<typeof requireSession>[1]) {
-    const h = express();
-    h.use('/auth', latchkeyRouter(latchkey, { cookies: true }));
-    const who = (req: express.Request, res: express.Response) => {
-      res.json({ app_id: req.auth?.app_id, user_id: req.auth?.user_id });
-    };
-    h.get('/me', requireSession(latchkey, options), who);
-    h.get('/token/me', requireSession(latchkey, { ...options, mode: 'token' }), who);
-    h.get('/cookie/me', requireSession(latchkey, { ...options, cookies: true }), who);
-    return h;
-  }
-
-  it('left out with several Apps: each session is checked against its own App, never a 500', async () => {
-    const h = hostOf({});
-    const mine = await signIn(h, app.public_token, 'two-apps-mine@example.com');
-    const theirs = await signIn(h, otherApp.public_token, 'two-apps-theirs@example.com');
-    for (const [s, appId] of [
-      [mine, app.app_id],
-      [theirs, otherApp.app_id],
-    ] as const) {
-      for (const [path, headers] of [
-        ['/me', { authorization: `Bearer ${s.body.session_jwt}` }],
-        ['/me', { authorization: `Bearer ${s.body.session_token}` }],
-        ['/token/me', { authorization: `Bearer ${s.body.session_jwt}` }],
-        ['/token/me', { authorization: `Bearer ${s.body.session_token}` }],
-        ['/cookie/me', { cookie: cookieHeader(cookiesOf(s)) }],
-      ] as const) {
-        const res = await request(h).get(path).set(headers);
-        expect(res.status, `${path} ${JSON.stringify(headers).slice(0, 40)}`).toBe(200);
-        expect(res.body).toEqual({ app_id: appId, user_id: s.body.user_id });
-      }
-    }
-  });
-
-  it('given: another App’s session gets the documented 401', async () => {
-    const h = hostOf({ app_id: app.app_id });
-    const theirs = await signIn(h, otherApp.public_token, 'two-apps-other@example.com');
-    for (const [path, credential, errorType] of [
-      ['/me', theirs.body.session_jwt, 'invalid_session_jwt'],
-      ['/me', theirs.body.session_token, 'session_not_found'],
-      ['/token/me', theirs.body.session_jwt, 'invalid_session_jwt'],
-      ['/token/me', theirs.body.session_token, 'session_not_found'],
-    ] as const) {
-      expectErrorShape(
-        await request(h).get(path).set('authorization', `Bearer ${credential}`),
-        401,
-        errorType,
-      );
-    }
-    // The JWT cookie fails for this App, and so does the token cookie beside it.
-    expectErrorShape(
-      await request(h)
-        .get('/cookie/me')
-        .set('cookie', cookieHeader(cookiesOf(theirs))),
-      401,
-      'session_not_found',
-    );
-  });
-
-  it('malformed credentials with several Apps: the documented 401 in JSON, not an HTML 500', async () => {
-    const h = hostOf({});
-    for (const [credential, errorType] of [
-      ['abc.def.ghi', 'invalid_session_jwt'],
-      ['eyJhbGciOiJFUzI1NiJ9.eyJhdWQiOiJhcHBfbm9uZSJ9.c2ln', 'invalid_session_jwt'],
-      ['lks_not_a_session', 'session_not_found'],
-      ['x', 'session_not_found'],
-    ] as const) {
-      for (const path of ['/me', '/token/me']) {
-        const res = await request(h).get(path).set('authorization', `Bearer ${credential}`);
-        expect(res.headers['content-type']).toMatch(/^application\/json/);
-        expectErrorShape(res, 401, errorType);
-      }
-    }
-    expectErrorShape(
-      await request(h).get('/cookie/me').set('cookie', 'latchkey_session_jwt=abc.def.ghi'),
-      401,
-      'invalid_session_jwt',
-    );
-  });
-});
-
 describe('requireSession on a JWT verified before', () => {
   it('calls the next handler in the same tick, with the same req.auth as the first (async) check', async () => {
-    const h = host(app.app_id);
-    const verify = await signIn(h, app.public_token, 'same-tick@example.com');
+    const verify = await signIn('same-tick@example.com');
     const jwt = verify.body.session_jwt as string;
     const middleware = requireSession(latchkey, { app_id: app.app_id });
     const fakeReq = () =>
@@ -633,8 +83,7 @@ describe('requireSession on a JWT verified before', () => {
   });
 
   it('takes the JWT cookie in the same tick on GET, never on a POST (which the CSRF check must see)', async () => {
-    const h = host(app.app_id);
-    const verify = await signIn(h, app.public_token, 'same-tick-cookie@example.com');
+    const verify = await signIn('same-tick-cookie@example.com');
     const jwt = verify.body.session_jwt as string;
     const middleware = requireSession(latchkey, { app_id: app.app_id, cookies: true });
     const cookieReq = (method: string) =>
@@ -669,3 +118,14 @@ describe('requireSession on a JWT verified before', () => {
     expect(post.auth?.user_id).toBe(verify.body.user_id);
   });
 });
+
+routeMountSuite('Express', (latchkey) =>
+  express()
+    .use('/auth', latchkeyRouter(latchkey))
+    .get('/me', requireSession(latchkey), (req, res) => {
+      res.json({ user_id: req.auth?.user_id });
+    })
+    .post('/own', express.json(), (req, res) => {
+      res.json(req.body);
+    }),
+);

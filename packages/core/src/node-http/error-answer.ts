@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { newRequestId, systemRandom } from '@latchkey/core';
+import { newRequestId } from '../crypto/ids.js';
+import { systemRandom } from '../ports/random.js';
 
 /**
  * Answers in Latchkey's documented error shape from the adapter itself, for what never reaches

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isApiPath } from '../src/api-path.js';
+import { isApiPath } from '../src/node-http/api-path.js';
 
 describe('isApiPath: the paths Latchkey’s app routes under /v1', () => {
   it.each([

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { lowerHeaderName } from '@latchkey/core';
+import { lowerHeaderName } from '../http/header-name.js';
 
 /**
  * A Web `Request` view of a Node request that builds only what is read. Latchkey's HTTP layer

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { webRequest } from '../src/web-request.js';
+import { webRequest } from '../src/node-http/web-request.js';
 
 /** Runs `inspect` on the Web view of one real Node request, and answers with what it returns. */
 async function viewOf(
