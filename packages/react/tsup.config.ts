@@ -9,7 +9,6 @@ export default defineConfig({
   target: 'es2022',
   platform: 'neutral',
   external: ['react', '@latchkey/client'],
-  // Bundling drops a module's own directive: the bundle says it once, first, so the React Server
-  // Components bundlers (Next's) treat every export as client code.
-  banner: { js: "'use client';" },
+  // esbuild keeps the entry's 'use client' directive as the bundle's first line (checked by
+  // test/packed-packages.test.ts), so a React Server Components bundler treats it as client code.
 });

@@ -63,7 +63,7 @@ export function useLatchkeyClient(): LatchkeyClient {
 }
 
 /** The client, or null during server rendering: for hooks whose functions only run in the browser. */
-export const useOptionalClient = (hook: string) => useLatchkeyContext(hook).client;
+export const useOptionalClient = (hook: string): LatchkeyClient | null => useLatchkeyContext(hook).client;
 
 /**
  * For the ceremony hooks, which render on the server too: the client, asked for when a step runs

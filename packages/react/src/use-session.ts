@@ -74,11 +74,15 @@ export function useUser<U>(load?: (session: SessionState) => Promise<U>): UseUse
   const [loaded, setLoaded] = useState<{ user_id: string; user: U | null; error: Error | null } | null>(null);
   const userId = session?.user_id;
   const loader = useLatest(load);
+  const held = useLatest(session);
+  // Asked again for another user only: a refresh (a new JWT) is the same user. `loader` and
+  // `held` are stable, always reading the latest render's values.
   useEffect(() => {
-    if (!userId || !loader()) return;
+    const load = loader();
+    const session = held();
+    if (!userId || !load || !session) return;
     let current = true;
-    const held = session;
-    loader()!(held!).then(
+    load(session).then(
       (user) => current && setLoaded({ user_id: userId, user, error: null }),
       (error: unknown) =>
         current &&
@@ -91,9 +95,7 @@ export function useUser<U>(load?: (session: SessionState) => Promise<U>): UseUse
     return () => {
       current = false;
     };
-    // Asked again for another user only: a refresh (new JWT) is the same user.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [userId]);
+  }, [userId, loader, held]);
 
   if (!load) return { status, user: fromSession, error: null };
   if (status !== 'signed-in') return { status, user: null, error: null };

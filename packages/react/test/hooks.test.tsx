@@ -54,9 +54,9 @@ function Page() {
   const [code, setCode] = useState('');
   return (
     <main>
-      <p aria-label="status">{session.status}</p>
-      <p aria-label="user">{session.user_id ?? ''}</p>
-      <p aria-label="factors">{user?.factors.map((f) => f.type).join(',') ?? ''}</p>
+      <p data-testid="status">{session.status}</p>
+      <p data-testid="user">{session.user_id ?? ''}</p>
+      <p data-testid="factors">{user?.factors.map((f) => f.type).join(',') ?? ''}</p>
       <input aria-label="email" value={email} onChange={(e) => setEmail(e.target.value)} />
       <button type="button" onClick={() => otp.send(email)}>
         Send code
@@ -65,8 +65,8 @@ function Page() {
       <button type="button" onClick={() => otp.verify(code)}>
         Verify
       </button>
-      <p aria-label="otp">{otp.status}</p>
-      <p aria-label="otp error">
+      <p data-testid="otp">{otp.status}</p>
+      <p data-testid="otp error">
         {(otp.error as { error_type?: string } | null)?.error_type ?? otp.error?.message ?? ''}
       </p>
       <button type="button" onClick={() => session.refresh().catch(() => {})}>
@@ -80,7 +80,7 @@ function Page() {
 }
 
 type View = ReturnType<typeof within>;
-const text = (view: View, label: string) => view.getByLabelText(label).textContent;
+const text = (view: View, testId: string) => view.getByTestId(testId).textContent;
 const click = (view: View, name: string) => fireEvent.click(view.getByRole('button', { name }));
 const type = (view: View, label: string, value: string) =>
   fireEvent.change(view.getByLabelText(label), { target: { value } });
@@ -219,12 +219,12 @@ describe('@latchkey/react against a real Latchkey', () => {
       const sign = useWalletSignIn();
       return (
         <>
-          <p aria-label="status">{session.status}</p>
-          <p aria-label="factors">{session.session?.session?.factors.map((f) => f.type).join(',')}</p>
+          <p data-testid="status">{session.status}</p>
+          <p data-testid="factors">{session.session?.session?.factors.map((f) => f.type).join(',')}</p>
           <button type="button" onClick={() => sign.signInWithEthereum(provider)}>
             Sign in with Ethereum
           </button>
-          <p aria-label="wallet">{sign.status}</p>
+          <p data-testid="wallet">{sign.status}</p>
         </>
       );
     }
@@ -256,9 +256,9 @@ describe('@latchkey/react against a real Latchkey', () => {
       seen.push(link.status);
       return (
         <>
-          <p aria-label="status">{session.status}</p>
-          <p aria-label="link">{link.status}</p>
-          <p aria-label="link error">{link.error?.message ?? ''}</p>
+          <p data-testid="status">{session.status}</p>
+          <p data-testid="link">{link.status}</p>
+          <p data-testid="link error">{link.error?.message ?? ''}</p>
         </>
       );
     }
@@ -285,11 +285,13 @@ describe('@latchkey/react against a real Latchkey', () => {
       const [code, setCode] = useState('');
       return (
         <>
-          <p aria-label="session factors">{session.session?.session?.factors.map((f) => f.type).join(',')}</p>
+          <p data-testid="session factors">
+            {session.session?.session?.factors.map((f) => f.type).join(',')}
+          </p>
           <button type="button" onClick={() => totp.enrol()}>
             Enrol
           </button>
-          <p aria-label="secret">{totp.enrolment?.secret ?? ''}</p>
+          <p data-testid="secret">{totp.enrolment?.secret ?? ''}</p>
           <input aria-label="totp code" value={code} onChange={(e) => setCode(e.target.value)} />
           <button type="button" onClick={() => totp.verify(code)}>
             Activate
@@ -297,7 +299,7 @@ describe('@latchkey/react against a real Latchkey', () => {
           <button type="button" onClick={() => totp.authenticate(code)}>
             Authenticate
           </button>
-          <p aria-label="totp">{totp.status}</p>
+          <p data-testid="totp">{totp.status}</p>
         </>
       );
     }
@@ -332,7 +334,7 @@ describe('@latchkey/react against a real Latchkey', () => {
         return { name: `user ${session.user_id.slice(-4)}` };
       });
       return (
-        <p aria-label="profile">
+        <p data-testid="profile">
           {status}:{user?.name ?? ''}
         </p>
       );
