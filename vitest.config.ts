@@ -9,7 +9,9 @@ export default defineConfig({
     include: [
       'packages/*/test/**/*.test.ts',
       'packages/*/test/**/*.test.tsx',
-      'examples/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+      'examples/*/test/**/*.test.ts',
+      'test/**/*.test.ts',
+    ],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
