@@ -215,6 +215,8 @@ beforeAll(async () => {
       'typescript@5.9',
       '@types/node@20',
       '@types/express@5',
+      // @latchkey/react's peer, as an app using it has it.
+      'react@19',
     ],
     project,
   );
@@ -234,6 +236,13 @@ describe('the packed packages', () => {
       expect(manifest, name).not.toContain('"source"');
       expect(JSON.parse(manifest).exports['.'].default, name).toBe('./dist/index.js');
     }
+    // React Server Components bundlers read the directive off the module's first line.
+    const { stdout: reactEntry } = await run('tar', [
+      '-xzOf',
+      tarballs.get('@latchkey/react')!,
+      'package/dist/index.js',
+    ]);
+    expect(reactEntry.split('\n')[0]).toMatch(/^["']use client["'];$/);
     // postpack put the workspace manifests back, source condition included.
     for (const { manifest } of publicPackages) expect(JSON.stringify(manifest.exports)).toContain('"source"');
   });

@@ -1,3 +1,4 @@
+import { openTabChannel } from './cross-tab.js';
 import type { PublicRoute } from './generated/openapi.js';
 import {
   createSessionStore,
@@ -22,6 +23,12 @@ export interface LatchkeyClientOptions {
   storageKey?: string;
   /** Minutes a new session lasts (default 60): a sign-in without it creates no session. */
   sessionExpiresIn?: number;
+  /**
+   * Tells this origin's other tabs of each sign-in, refresh and sign-out, and follows theirs, over
+   * a BroadcastChannel named for `storageKey`. On by default for `localStorage` and `none` where
+   * there is a `document` (a browser tab); a `memory` session belongs to its tab alone.
+   */
+  crossTab?: boolean;
   /** Seconds before the JWT expires at which it is refreshed (default 60). */
   refreshBeforeSeconds?: number;
   fetch?: typeof fetch;
@@ -52,7 +59,8 @@ export function createClientCore(options: LatchkeyClientOptions) {
     ...(persistence === 'none' ? { credentials: 'include' as const } : {}),
   };
   const call: Call<BrowserRoute> = createTransport(transportOptions);
-  const store = createSessionStore(persistence, options.storageKey ?? 'latchkey.session');
+  const storageKey = options.storageKey ?? 'latchkey.session';
+  const store = createSessionStore(persistence, storageKey);
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const credential = (): ReturnType<ClientCore['session']['credential']> => {
@@ -79,9 +87,20 @@ export function createClientCore(options: LatchkeyClientOptions) {
     (timer as { unref?: () => void }).unref?.();
   };
 
+  const crossTab = options.crossTab ?? (persistence !== 'memory' && typeof globalThis.document === 'object');
+  // Another tab's change is taken as it is (no refresh of our own, no echo back).
+  const tabs = crossTab
+    ? openTabChannel(`latchkey:${storageKey}`, (event) => {
+        store.set({ ...event, fromOtherTab: true });
+        schedule();
+      })
+    : undefined;
+
   const change = (event: SessionChange) => {
     store.set(event);
     schedule();
+    // What this tab keeps, not the answer: in `none` mode that is the user id alone, no token.
+    tabs?.post({ type: event.type, session: store.get() } as SessionChange);
   };
 
   const accept = <T extends Partial<SessionState> & { user_id: string }>(answer: T): T => {
@@ -164,10 +183,11 @@ export function createClientCore(options: LatchkeyClientOptions) {
       /** Called on sign-in, refresh and sign-out; returns the unsubscribe function. */
       onChange: store.subscribe,
     },
-    /** Stops the refresh timer (tests, server-side rendering). */
+    /** Stops the refresh timer and leaves the cross-tab channel (tests, server-side rendering). */
     close: () => {
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
+      tabs?.close();
     },
   };
 }

@@ -8,10 +8,12 @@ export interface SessionState {
   session?: components['schemas']['Session'];
 }
 
-export type SessionChange =
+/** What changed; `fromOtherTab` when another tab of this origin made the change (cross-tab). */
+export type SessionChange = (
   | { type: 'signed-in'; session: SessionState }
   | { type: 'refreshed'; session: SessionState }
-  | { type: 'signed-out'; session: null };
+  | { type: 'signed-out'; session: null }
+) & { fromOtherTab?: boolean };
 
 /**
  * `memory` (default): gone on reload. `localStorage`: kept across reloads on this origin (readable

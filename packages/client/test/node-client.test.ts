@@ -51,6 +51,75 @@ describe('@latchkey/client in Node', () => {
     lk.close();
   });
 
+  it('cross-tab: a sign-in, refresh and sign-out in one client reach another on the same storage key, never a token in none mode', async () => {
+    const tab = (storageKey: string, session: 'memory' | 'none' = 'memory') =>
+      createLatchkeyClient({
+        publicToken: app.public_token,
+        baseUrl,
+        fetch: inProcess,
+        storageKey,
+        session,
+        crossTab: true,
+      });
+    const [a, b, elsewhere] = [tab('shared'), tab('shared'), tab('other')];
+    const heard: Array<{ type: string; fromOtherTab?: boolean; token?: string }> = [];
+    b.session.onChange((c) =>
+      heard.push({ type: c.type, fromOtherTab: c.fromOtherTab, token: c.session?.session_token }),
+    );
+    const elsewhereHeard: string[] = [];
+    elsewhere.session.onChange((c) => elsewhereHeard.push(c.type));
+    const next = () => new Promise<void>((resolve) => b.session.onChange(() => resolve()));
+
+    const email = 'cross-tab@example.com';
+    const { method_id } = await a.otps.email.loginOrCreate({ email });
+    let arrived = next();
+    const signedIn = await a.otps.verify({
+      method_id,
+      otp: sent.filter((m) => m.to === email).at(-1)!.code!,
+    });
+    await arrived;
+    expect(b.session.get()?.session_token).toBe(signedIn.session_token);
+    arrived = next();
+    await a.session.refresh();
+    await arrived;
+    expect(b.session.get()?.session_jwt).toBe(a.session.get()?.session_jwt);
+    arrived = next();
+    await a.session.signOut();
+    await arrived;
+    expect(b.session.get()).toBeNull();
+    expect(heard).toEqual([
+      { type: 'signed-in', fromOtherTab: true, token: signedIn.session_token },
+      { type: 'refreshed', fromOtherTab: true, token: signedIn.session_token },
+      { type: 'signed-out', fromOtherTab: true, token: undefined },
+    ]);
+    // Another storage key is another session: it heard nothing.
+    expect(elsewhereHeard).toEqual([]);
+
+    // Someone else's message on the channel is not a session change: ignored.
+    const stranger = new BroadcastChannel('latchkey:shared');
+    arrived = next();
+    stranger.postMessage({ type: 'signed-in', session: { user_id: 42 } });
+    stranger.postMessage({ type: 'signed-out', session: null });
+    await arrived;
+    expect(heard.slice(3)).toEqual([{ type: 'signed-out', fromOtherTab: true, token: undefined }]);
+    stranger.close();
+
+    // Cookie mode: the other tab learns the user id, never the token in the sign-in's answer.
+    const [c, d] = [tab('cookies', 'none'), tab('cookies', 'none')];
+    const dHeard: unknown[] = [];
+    d.session.onChange((change) => dHeard.push(change.session));
+    const done = new Promise<void>((resolve) => d.session.onChange(() => resolve()));
+    const { method_id: cookieMethod } = await c.otps.email.loginOrCreate({ email });
+    const cookieSignIn = await c.otps.verify({
+      method_id: cookieMethod,
+      otp: sent.filter((m) => m.to === email).at(-1)!.code!,
+    });
+    await done;
+    expect(cookieSignIn.session_token).toMatch(/^lks_/);
+    expect(dHeard).toEqual([{ user_id: cookieSignIn.user_id }]);
+    for (const client of [a, b, c, d, elsewhere]) client.close();
+  });
+
   it('turns every failure into one typed error: catalogue body, request id, field, non-JSON answer, no answer', async () => {
     const lk = createLatchkeyClient({ publicToken: app.public_token, baseUrl, fetch: inProcess });
     const bad = await caught(lk.otps.email.send({ email: 'not an email' }));
