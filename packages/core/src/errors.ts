@@ -257,7 +257,8 @@ export const errorCatalogue = {
   },
   transaction_not_replaceable: {
     status: 409,
-    message: 'Only a submitted transaction, not yet confirmed, failed or replaced, can be sped up or cancelled.',
+    message:
+      'Only a submitted transaction, not yet confirmed, failed or replaced, can be sped up or cancelled.',
   },
   duplicate_wallet: {
     status: 409,

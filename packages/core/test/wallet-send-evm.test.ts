@@ -1,10 +1,10 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { memoryStorage } from '@latchkey/memory';
 import { ContractFactory, Interface, JsonRpcProvider, Wallet } from 'ethers';
 import solc from 'solc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnvilNode, ANVIL_KEYS, startAnvil } from './anvil-node.js';
-import { memoryStorage } from '@latchkey/memory';
+import { ANVIL_KEYS, type AnvilNode, startAnvil } from './anvil-node.js';
 import { expectErrorShape, testApp, testLatchkey } from './helpers.js';
 
 /**
@@ -65,7 +65,10 @@ async function sendingApp(url: string) {
     clock,
     async wallet(walletType: string) {
       const user = await t.call('POST', '/v1/auth/users', { email: `u${users++}@example.com` });
-      const res = await t.call('POST', '/v1/wallets/create', { user_id: user.body.user_id, wallet_type: walletType });
+      const res = await t.call('POST', '/v1/wallets/create', {
+        user_id: user.body.user_id,
+        wallet_type: walletType,
+      });
       expect(res.status).toBe(200);
       return res.body as { id: string; public_address: string; user_id: string };
     },
@@ -130,7 +133,10 @@ describe('sending from an ethereum wallet (anvil)', () => {
     const list = await t.call('GET', `/v1/wallets/${wallet.id}/transactions?limit=1`);
     expect(list.status).toBe(200);
     expect(list.body.transactions.map((x: { id: string }) => x.id)).toEqual([second.body.transaction_id]);
-    const older = await t.call('GET', `/v1/wallets/${wallet.id}/transactions?cursor=${list.body.next_cursor}`);
+    const older = await t.call(
+      'GET',
+      `/v1/wallets/${wallet.id}/transactions?cursor=${list.body.next_cursor}`,
+    );
     expect(older.body.transactions.map((x: { id: string }) => x.id)).toEqual([res.body.transaction_id]);
     expect(older.body.next_cursor).toBeNull();
 
@@ -345,7 +351,13 @@ async function cuttingProxy(target: string) {
     const method = JSON.parse(body.toString()).method as string;
     const upstream = new URL(target);
     const forward = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: 'POST', path: '/', headers: { 'content-type': 'application/json' } },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: 'POST',
+        path: '/',
+        headers: { 'content-type': 'application/json' },
+      },
       (answer) => {
         const parts: Buffer[] = [];
         answer.on('data', (c: Buffer) => parts.push(c));
@@ -355,7 +367,9 @@ async function cuttingProxy(target: string) {
             res.destroy();
             return;
           }
-          res.writeHead(answer.statusCode ?? 502, { 'content-type': 'application/json' }).end(Buffer.concat(parts));
+          res
+            .writeHead(answer.statusCode ?? 502, { 'content-type': 'application/json' })
+            .end(Buffer.concat(parts));
         });
       },
     );
@@ -365,7 +379,11 @@ async function cuttingProxy(target: string) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     cuts: () => cut,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -419,7 +437,10 @@ describe('faults', () => {
       updated_at: t.clock.now() / 1000,
     };
     const repo = t.storage.walletTransactions;
-    const dead = await repo.insertWithNextNonce({ ...base, id: 'wtx_dead_preparing', status: 'preparing' }, 0);
+    const dead = await repo.insertWithNextNonce(
+      { ...base, id: 'wtx_dead_preparing', status: 'preparing' },
+      0,
+    );
     expect(dead.transaction.nonce).toBe(0);
 
     // And one that died after signing and storing, before the broadcast: signed by the wallet.

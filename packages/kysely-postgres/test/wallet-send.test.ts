@@ -38,7 +38,10 @@ const latchkeyOn = (h: Harness) =>
 async function fundedWallet(latchkey: Latchkey) {
   const keys = await latchkey.apps.create({ name: 'Sends' });
   const user = await latchkey.users.create(keys.app_id, {});
-  const wallet = await latchkey.wallets.create(keys.app_id, { user_id: user.user_id, wallet_type: 'ethereum' });
+  const wallet = await latchkey.wallets.create(keys.app_id, {
+    user_id: user.user_id,
+    wallet_type: 'ethereum',
+  });
   await provider.send('anvil_setBalance', [wallet.public_address, '0x8ac7230489e80000']); // 10 ETH
   return { keys, wallet };
 }
@@ -95,7 +98,12 @@ for (const target of targets) {
 const runFixture = (env: Record<string, string>) => {
   const child = spawn(
     process.execPath,
-    ['--conditions=source', '--import', 'tsx', fileURLToPath(new URL('./fixtures/send-many.ts', import.meta.url))],
+    [
+      '--conditions=source',
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('./fixtures/send-many.ts', import.meta.url)),
+    ],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';

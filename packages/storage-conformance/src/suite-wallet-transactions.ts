@@ -63,7 +63,10 @@ export function walletTransactionRepoCases(storage: () => Storage, parallelism =
         7,
       );
       expect(other.transaction.nonce).toBe(7);
-      const next = await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 40);
+      const next = await s.walletTransactions.insertWithNextNonce(
+        makeWalletTransaction(app.id, wallet.id),
+        40,
+      );
       expect(next.transaction.nonce).toBe(40);
       void parallelism;
     });
@@ -72,19 +75,30 @@ export function walletTransactionRepoCases(storage: () => Storage, parallelism =
       const { s, app, wallet } = await setup();
       const ids: string[] = [];
       for (let i = 0; i < 4; i++)
-        ids.push((await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0)).transaction.id);
+        ids.push(
+          (await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0))
+            .transaction.id,
+        );
       const abandoned = await s.walletTransactions.abandon(app.id, ids[1]!, ['preparing'], {
         error: 'policy_violation',
         updated_at: NOW + 1,
       });
       expect(abandoned).toMatchObject({ status: 'abandoned', error: 'policy_violation', nonce: 1 });
       // Not twice: the second abandon finds it moved.
-      expect(await s.walletTransactions.abandon(app.id, ids[1]!, ['preparing'], { error: 'x', updated_at: NOW })).toBeNull();
+      expect(
+        await s.walletTransactions.abandon(app.id, ids[1]!, ['preparing'], { error: 'x', updated_at: NOW }),
+      ).toBeNull();
       await s.walletTransactions.abandon(app.id, ids[2]!, ['preparing'], { error: 'x', updated_at: NOW });
-      const reuse = await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0);
+      const reuse = await s.walletTransactions.insertWithNextNonce(
+        makeWalletTransaction(app.id, wallet.id),
+        0,
+      );
       expect(reuse.transaction.nonce).toBe(1);
       // Nonce 2 was given back too, but the chain already counts 3: it went to something else.
-      const past = await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 3);
+      const past = await s.walletTransactions.insertWithNextNonce(
+        makeWalletTransaction(app.id, wallet.id),
+        3,
+      );
       expect(past.transaction.nonce).toBe(4);
     });
 
@@ -144,24 +158,39 @@ export function walletTransactionRepoCases(storage: () => Storage, parallelism =
       });
       expect(confirmed).toMatchObject({ status: 'confirmed', fee: '21000000147000', raw_transaction: null });
       expect(await s.walletTransactions.listUnsent(app.id, wallet.id, '1')).toEqual([]);
-      expect(await s.walletTransactions.transition(other.app.id, transaction.id, ['confirmed'], { status: 'failed' })).toBeNull();
+      expect(
+        await s.walletTransactions.transition(other.app.id, transaction.id, ['confirmed'], {
+          status: 'failed',
+        }),
+      ).toBeNull();
     });
 
     it('lists a wallet’s transactions newest first, a page at a time, replacements included', async () => {
       const { s, app, wallet } = await setup();
-      const first = (await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0))
-        .transaction;
-      const replacement = { ...makeWalletTransaction(app.id, wallet.id, { kind: 'speed_up', replaces: first.id }), nonce: first.nonce };
+      const first = (
+        await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0)
+      ).transaction;
+      const replacement = {
+        ...makeWalletTransaction(app.id, wallet.id, { kind: 'speed_up', replaces: first.id }),
+        nonce: first.nonce,
+      };
       await s.walletTransactions.insert(replacement);
-      const third = (await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0))
-        .transaction;
+      const third = (
+        await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0)
+      ).transaction;
       expect(third.nonce).toBe(1);
       const page = await s.walletTransactions.list(app.id, wallet.id, { limit: 2 });
       expect(page.transactions.map((t) => t.id)).toEqual([third.id, replacement.id]);
       expect(page.next_cursor).toBe(replacement.id);
-      const rest = await s.walletTransactions.list(app.id, wallet.id, { limit: 2, before: page.next_cursor! });
+      const rest = await s.walletTransactions.list(app.id, wallet.id, {
+        limit: 2,
+        before: page.next_cursor!,
+      });
       expect(rest).toEqual({ transactions: [first], next_cursor: null });
-      expect((await s.walletTransactions.list(app.id, wallet.id, { limit: 2, before: 'wtx_unknown' })).transactions).toEqual([]);
+      expect(
+        (await s.walletTransactions.list(app.id, wallet.id, { limit: 2, before: 'wtx_unknown' }))
+          .transactions,
+      ).toEqual([]);
     });
   });
 }

@@ -1,6 +1,6 @@
+import type { ResolvedOptions } from '../capability.js';
 import { EVM_CHAIN_IDS } from '../chains/evm-networks.js';
 import { LatchkeyError } from '../errors.js';
-import type { ResolvedOptions } from '../capability.js';
 
 type ChainsConfig = ResolvedOptions['chains'];
 
@@ -79,17 +79,25 @@ function evmNode(ep: Endpoint): EvmNode {
       });
       text = await res.text();
     } catch (cause) {
-      const timedOut = cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError');
+      const timedOut =
+        cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError');
       throw timedOut
-        ? new LatchkeyError('chain_timeout', `${ep.label}: ${method} had no answer within ${ep.timeoutMs} ms.`, {
-            cause,
-          })
+        ? new LatchkeyError(
+            'chain_timeout',
+            `${ep.label}: ${method} had no answer within ${ep.timeoutMs} ms.`,
+            {
+              cause,
+            },
+          )
         : new LatchkeyError('chain_unavailable', `${ep.label}: the RPC endpoint could not be reached.`, {
             cause,
           });
     }
     if (TRANSIENT.has(res.status))
-      throw new LatchkeyError('chain_unavailable', `${ep.label}: the RPC endpoint answered HTTP ${res.status}.`);
+      throw new LatchkeyError(
+        'chain_unavailable',
+        `${ep.label}: the RPC endpoint answered HTTP ${res.status}.`,
+      );
     if (text.length > MAX_ANSWER_CHARS)
       throw new LatchkeyError('chain_invalid_response', `${ep.label}: the answer to ${method} is too large.`);
     let body: unknown;
@@ -110,7 +118,10 @@ function evmNode(ep: Endpoint): EvmNode {
       return { refusal: { code, message } };
     }
     if (!('result' in body))
-      throw new LatchkeyError('chain_invalid_response', `${ep.label}: the answer to ${method} has no result.`);
+      throw new LatchkeyError(
+        'chain_invalid_response',
+        `${ep.label}: the answer to ${method} has no result.`,
+      );
     return { result: body.result };
   };
   return {
@@ -122,7 +133,8 @@ function evmNode(ep: Endpoint): EvmNode {
           return await once(method, params);
         } catch (err) {
           const transient =
-            err instanceof LatchkeyError && (err.errorType === 'chain_timeout' || err.errorType === 'chain_unavailable');
+            err instanceof LatchkeyError &&
+            (err.errorType === 'chain_timeout' || err.errorType === 'chain_unavailable');
           if (!transient || attempt >= retries) throw err;
           await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
         }

@@ -83,7 +83,10 @@ export function registerWalletTransactionRoutes(app: HttpApp, transactions: Wall
     ),
   );
   app.openapi(list, async (c) =>
-    c.json(await transactions.list(c.get('app').id, c.req.valid('param').wallet_id, c.req.valid('query')), 200),
+    c.json(
+      await transactions.list(c.get('app').id, c.req.valid('param').wallet_id, c.req.valid('query')),
+      200,
+    ),
   );
   app.openapi(get, async (c) => {
     const { wallet_id, transaction_id } = c.req.valid('param');

@@ -7,11 +7,7 @@ import type { WalletService } from '../wallets/service.js';
 import { type EvmNode, evmNodeFor, type NodeRefusal } from './evm-node.js';
 import { bumped, maxOf, suggestFees, withGasMargin } from './fees.js';
 import type { WalletTransactionRecord, WalletTransactionStatus } from './repo.js';
-import type {
-  ReplaceTransactionRequest,
-  SendTransactionRequest,
-  WalletTransaction,
-} from './schema.js';
+import type { ReplaceTransactionRequest, SendTransactionRequest, WalletTransaction } from './schema.js';
 
 /**
  * A transaction left `preparing` (nonce taken, never signed) or `signed` (never acknowledged by
@@ -104,7 +100,10 @@ export function walletTransactionService(
   async function fees(node: EvmNode) {
     const history = await rpc(node, 'eth_feeHistory', ['0x5', 'latest', [50]]);
     if (!isRecord(history) || !Array.isArray(history.baseFeePerGas))
-      throw new LatchkeyError('chain_invalid_response', `${node.label}: eth_feeHistory has no baseFeePerGas.`);
+      throw new LatchkeyError(
+        'chain_invalid_response',
+        `${node.label}: eth_feeHistory has no baseFeePerGas.`,
+      );
     const rewards = Array.isArray(history.reward) ? history.reward : [];
     return suggestFees({
       baseFeePerGas: history.baseFeePerGas.map((v) => quantity(node, v, 'eth_feeHistory')),
@@ -283,9 +282,7 @@ export function walletTransactionService(
       kind,
       status: 'preparing',
       // A cancel sends nothing to itself, for the least gas a transfer costs.
-      ...(kind === 'cancel'
-        ? { to: wallet.public_address, value: '0', data: null, gas_limit: '21000' }
-        : {}),
+      ...(kind === 'cancel' ? { to: wallet.public_address, value: '0', data: null, gas_limit: '21000' } : {}),
       max_fee_per_gas: cap.toString(),
       max_priority_fee_per_gas: tip.toString(),
       transaction_hash: null,
@@ -331,7 +328,8 @@ export function walletTransactionService(
         if (first) return sendAnswer(first.status === 'signed' ? await broadcast(node, first) : first);
       }
       const maxFee = eth.max_fee_per_gas === undefined ? undefined : BigInt(eth.max_fee_per_gas);
-      const tipGiven = eth.max_priority_fee_per_gas === undefined ? undefined : BigInt(eth.max_priority_fee_per_gas);
+      const tipGiven =
+        eth.max_priority_fee_per_gas === undefined ? undefined : BigInt(eth.max_priority_fee_per_gas);
       if (maxFee !== undefined && tipGiven !== undefined && tipGiven > maxFee)
         throw new LatchkeyError('invalid_field', 'max_priority_fee_per_gas is above max_fee_per_gas.', {
           field: 'eth_transaction.max_priority_fee_per_gas',
@@ -349,10 +347,16 @@ export function walletTransactionService(
         ),
         eth.gas_limit !== undefined
           ? BigInt(eth.gas_limit)
-          : rpc(node, 'eth_estimateGas', [call]).then((v) => withGasMargin(quantity(node, v, 'eth_estimateGas'))),
+          : rpc(node, 'eth_estimateGas', [call]).then((v) =>
+              withGasMargin(quantity(node, v, 'eth_estimateGas')),
+            ),
         maxFee !== undefined && tipGiven !== undefined ? undefined : fees(node),
       ]);
-      const tip = tipGiven ?? (maxFee === undefined ? suggested!.maxPriorityFeePerGas : minOf(suggested!.maxPriorityFeePerGas, maxFee));
+      const tip =
+        tipGiven ??
+        (maxFee === undefined
+          ? suggested!.maxPriorityFeePerGas
+          : minOf(suggested!.maxPriorityFeePerGas, maxFee));
       const cap = maxFee ?? maxOf(suggested!.maxFeePerGas, tip);
       const now = k.now();
       const { transaction, created } = await repo.insertWithNextNonce(
@@ -395,7 +399,11 @@ export function walletTransactionService(
     },
 
     /** The wallet's transactions, newest first, as stored (a `get` reads each one's receipt). */
-    async list(appId: string, walletId: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
+    async list(
+      appId: string,
+      walletId: string,
+      query: { limit?: number | undefined; cursor?: string | undefined },
+    ) {
       const wallet = await k.storage.wallets.get(appId, walletId);
       if (!wallet) throw new LatchkeyError('wallet_not_found');
       const page = await repo.list(appId, walletId, { limit: query.limit ?? 100, before: query.cursor });
@@ -429,7 +437,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 
 function quantity(node: EvmNode, value: unknown, method: string): bigint {
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value))
-    throw new LatchkeyError('chain_invalid_response', `${node.label}: ${method} did not return a hex quantity.`);
+    throw new LatchkeyError(
+      'chain_invalid_response',
+      `${node.label}: ${method} did not return a hex quantity.`,
+    );
   return BigInt(value);
 }
 
@@ -444,5 +455,8 @@ function refusalError(node: EvmNode, method: string, refusal: NodeRefusal): Latc
     return new LatchkeyError('transaction_reverted', `${node.label}: ${refusal.message}`);
   if (method === 'eth_sendRawTransaction')
     return new LatchkeyError('transaction_rejected', `${node.label}: ${refusal.message}`);
-  return new LatchkeyError('chain_unavailable', `${node.label}: ${method} failed with RPC error ${refusal.code}.`);
+  return new LatchkeyError(
+    'chain_unavailable',
+    `${node.label}: ${method} failed with RPC error ${refusal.code}.`,
+  );
 }

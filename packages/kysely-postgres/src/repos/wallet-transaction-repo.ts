@@ -66,7 +66,13 @@ export function kyselyWalletTransactionRepo(db: LatchkeyDb): WalletTransactionRe
         return await inTransaction(db, async (trx) => {
           await trx
             .insertInto('wallet_nonces')
-            .values({ wallet_id: t.wallet_id, chain_id: t.chain_id, app_id: t.app_id, next_nonce: 0, released: '[]' })
+            .values({
+              wallet_id: t.wallet_id,
+              chain_id: t.chain_id,
+              app_id: t.app_id,
+              next_nonce: 0,
+              released: '[]',
+            })
             .onConflict((oc) => oc.columns(['wallet_id', 'chain_id']).doNothing())
             .execute();
           // The sequence's row, locked: every send of this wallet on this chain, in any process,
@@ -83,7 +89,9 @@ export function kyselyWalletTransactionRepo(db: LatchkeyDb): WalletTransactionRe
             if (first) return { transaction: first, created: false };
           }
           // Nonces given back below the chain's count were used by something else meanwhile.
-          const released = (fromJson(sequence.released) as number[]).filter((n) => n >= floor).sort((a, b) => a - b);
+          const released = (fromJson(sequence.released) as number[])
+            .filter((n) => n >= floor)
+            .sort((a, b) => a - b);
           let next = Number(sequence.next_nonce);
           let nonce: number;
           if (released.length > 0) nonce = released.shift()!;
