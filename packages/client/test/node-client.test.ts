@@ -91,7 +91,7 @@ describe('@latchkey/client in Node', () => {
       body: { user_id: user.user_id, wallet_type: 'ethereum' },
     });
     const params = { wallet_id: wallet.id };
-    expect(await server.call('get /v1/wallets/{wallet_id}/transactions', { params })).toEqual({
+    expect(await server.call('get /v1/wallets/{wallet_id}/transactions', { params, query: {} })).toEqual({
       transactions: [],
       next_cursor: null,
     });
