@@ -152,4 +152,32 @@ describe('@latchkey/client in Node', () => {
     );
     expect(refused).toMatchObject({ status: 403, error_type: 'secret_key_required' });
   });
+
+  it('the server entry sends from wallets and follows their transactions', async () => {
+    const server = createLatchkeyServerClient({ baseUrl, secretKey: app.secret_key, fetch: inProcess });
+    const user = await server.call('post /v1/auth/users', { body: { email: 'sender@example.com' } });
+    const wallet = await server.call('post /v1/wallets/create', {
+      body: { user_id: user.user_id, wallet_type: 'ethereum' },
+    });
+    const params = { wallet_id: wallet.id };
+    expect(await server.call('get /v1/wallets/{wallet_id}/transactions', { params, query: {} })).toEqual({
+      transactions: [],
+      next_cursor: null,
+    });
+    // This instance has no chain endpoint: the documented 503, typed.
+    const unconfigured = await caught(
+      server.call('post /v1/wallets/{wallet_id}/send_transaction', {
+        params,
+        body: { eth_transaction: { chain_id: '1', to: wallet.public_address, value: '1' } },
+      }),
+    );
+    expect(unconfigured).toMatchObject({ status: 503, error_type: 'chain_not_configured' });
+    const missing = await caught(
+      server.call('post /v1/wallets/{wallet_id}/transactions/{transaction_id}/speed_up', {
+        params: { ...params, transaction_id: 'wtx_none' },
+        body: {},
+      }),
+    );
+    expect(missing).toMatchObject({ status: 404, error_type: 'transaction_not_found' });
+  });
 });

@@ -10,6 +10,7 @@ import { totpsCapability } from './totps/capability.js';
 import { usersCapability } from './users/capability.js';
 import { walletAuthCapability } from './wallet-auth/capability.js';
 import { walletPoliciesCapability } from './wallet-policies/capability.js';
+import { walletTransactionsCapability } from './wallet-transactions/capability.js';
 import { walletsCapability } from './wallets/capability.js';
 import { webauthnCapability } from './webauthn/capability.js';
 import { webhooksCapability } from './webhooks/capability.js';
@@ -29,6 +30,7 @@ export const defaultCapabilities = [
   walletPoliciesCapability,
   walletsCapability,
   balancesCapability,
+  walletTransactionsCapability,
   webauthnCapability,
   walletAuthCapability,
   passwordsCapability,

@@ -54,6 +54,18 @@ export const errorCatalogue = {
     message: 'The recipient public key is not a P-256 (SEC1) or X25519 public key.',
   },
   invalid_transaction: { status: 400, message: 'The transaction could not be decoded.' },
+  insufficient_funds: {
+    status: 400,
+    message: "The wallet's balance on this chain does not cover the value and the most the gas may cost.",
+  },
+  transaction_reverted: {
+    status: 400,
+    message: 'The chain reports that this transaction would revert (its gas could not be estimated).',
+  },
+  transaction_rejected: {
+    status: 400,
+    message: "The chain's node refused the signed transaction; the message gives its reason.",
+  },
   invalid_webhook_url: {
     status: 400,
     message:
@@ -228,6 +240,7 @@ export const errorCatalogue = {
   },
   wallet_not_found: { status: 404, message: 'No wallet with this id.' },
   policy_not_found: { status: 404, message: 'No wallet policy with this id.' },
+  transaction_not_found: { status: 404, message: 'This wallet has no transaction with this id.' },
   webauthn_credential_not_found: { status: 404, message: 'No WebAuthn credential with this id.' },
   webhook_endpoint_not_found: { status: 404, message: 'No webhook endpoint with this id.' },
   event_not_found: { status: 404, message: 'No event with this id.' },
@@ -259,6 +272,16 @@ export const errorCatalogue = {
   policy_limit_reached: {
     status: 409,
     message: 'The App already has as many wallet policies as it may keep (100); delete one first.',
+  },
+  nonce_conflict: {
+    status: 409,
+    message:
+      "The chain already holds another transaction at this wallet's nonce (sent from outside Latchkey, or the replacement's fees are too low); retry the send.",
+  },
+  transaction_not_replaceable: {
+    status: 409,
+    message:
+      'Only a submitted transaction, not yet confirmed, failed or replaced, can be sped up or cancelled.',
   },
   duplicate_wallet: {
     status: 409,

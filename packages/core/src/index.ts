@@ -221,6 +221,20 @@ export {
 } from './wallet-policies/rules.js';
 export type { CreatePolicyRequest, UpdatePolicyRequest, WalletPolicy } from './wallet-policies/schema.js';
 export { DAILY_WINDOW_SECONDS, type WalletPolicyService } from './wallet-policies/service.js';
+export {
+  WALLET_TRANSACTION_STATUSES,
+  type WalletTransactionKind,
+  type WalletTransactionPage,
+  type WalletTransactionPatch,
+  type WalletTransactionRecord,
+  type WalletTransactionRepo,
+  type WalletTransactionStatus,
+} from './wallet-transactions/repo.js';
+export type {
+  SendTransactionRequest,
+  WalletTransaction,
+} from './wallet-transactions/schema.js';
+export type { WalletTransactionService } from './wallet-transactions/service.js';
 export type {
   SeedRecord,
   SeedRepo,

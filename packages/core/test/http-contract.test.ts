@@ -53,6 +53,11 @@ const VALID_BODIES: Record<string, unknown> = {
     private_key: `0x${'11'.repeat(32)}`,
   },
   'POST /v1/wallets/{wallet_id}/export': { recipient_public_key: 'aa'.repeat(32) },
+  'POST /v1/wallets/{wallet_id}/send_transaction': {
+    eth_transaction: { chain_id: '1', to: '0x52908400098527886E0F7030069857D2E4169EE7', value: '1' },
+  },
+  'POST /v1/wallets/{wallet_id}/transactions/{transaction_id}/speed_up': { max_priority_fee_per_gas: '2' },
+  'POST /v1/wallets/{wallet_id}/transactions/{transaction_id}/cancel': { max_fee_per_gas: '1' },
   'POST /v1/wallets/balance': { token_symbol: 'ethereum', wallet_id: 'wallet_x' },
   'POST /v1/wallets/{wallet_id}/sign_transaction': {
     sol_transaction: { transaction: 'AAAA', encoding: 'base64' },

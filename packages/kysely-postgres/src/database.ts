@@ -236,6 +236,47 @@ export interface WalletSignaturesTable {
   created_at: Seconds;
 }
 
+type Numeric = ColumnType<string, string, string>;
+type NullableNumeric = ColumnType<string | null, string | null, string | null>;
+
+export interface WalletTransactionsTable {
+  id: string;
+  /** Insertion order, for newest-first pages (ids share a millisecond). */
+  seq: ColumnType<string | number | bigint, never, never>;
+  app_id: string;
+  wallet_id: string;
+  chain_id: string;
+  nonce: ColumnType<string | number | bigint, number, number>;
+  kind: string;
+  status: string;
+  to_address: string;
+  value: Numeric;
+  data: string | null;
+  gas_limit: Numeric;
+  max_fee_per_gas: Numeric;
+  max_priority_fee_per_gas: Numeric;
+  transaction_hash: string | null;
+  raw_transaction: string | null;
+  replaces: string | null;
+  replaced_by: string | null;
+  idempotency_key: string | null;
+  block_number: NullableNumeric;
+  gas_used: NullableNumeric;
+  effective_gas_price: NullableNumeric;
+  fee: NullableNumeric;
+  error: string | null;
+  created_at: Seconds;
+  updated_at: Seconds;
+}
+
+export interface WalletNoncesTable {
+  wallet_id: string;
+  chain_id: string;
+  app_id: string;
+  next_nonce: ColumnType<string | number | bigint, number, number>;
+  released: Json;
+}
+
 export interface EventsTable {
   id: string;
   app_id: string;
@@ -312,6 +353,8 @@ export interface Database {
   wallet_policies: WalletPoliciesTable;
   wallet_spends: WalletSpendsTable;
   wallet_signatures: WalletSignaturesTable;
+  wallet_transactions: WalletTransactionsTable;
+  wallet_nonces: WalletNoncesTable;
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -22,6 +22,7 @@ import {
   kyselyWalletSpendRepo,
 } from './repos/wallet-policy-repo.js';
 import { kyselySeedRepo, kyselyWalletRepo } from './repos/wallet-repo.js';
+import { kyselyWalletTransactionRepo } from './repos/wallet-transaction-repo.js';
 import { kyselyWebAuthnRepo } from './repos/webauthn-repo.js';
 import { toStorageError, withStorageErrors } from './storage-errors.js';
 
@@ -79,6 +80,7 @@ function bind(root: Kysely<Database>, schema: string | undefined, preparedRead?:
     walletPolicies: withStorageErrors(kyselyWalletPolicyRepo(db)),
     walletSpends: withStorageErrors(kyselyWalletSpendRepo(db)),
     walletSignatures: withStorageErrors(kyselyWalletSignatureRepo(db)),
+    walletTransactions: withStorageErrors(kyselyWalletTransactionRepo(db)),
     events: withStorageErrors(kyselyEventRepo(db)),
     webhooks: withStorageErrors(kyselyWebhookRepo(db, schema)),
     async transaction(fn) {

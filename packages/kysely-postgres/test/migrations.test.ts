@@ -62,6 +62,7 @@ const ALL = [
   '0012_webhook_fairness',
   '0013_session_token_hash',
   '0014_passwords',
+  '0015_wallet_transactions',
 ];
 
 // "column type nullable", in table order.
@@ -277,6 +278,41 @@ const COLUMNS: Record<string, string[]> = {
     'key_kind text NO',
     'created_at bigint NO',
   ],
+  wallet_transactions: [
+    'id text NO',
+    'seq bigint NO',
+    'app_id text NO',
+    'wallet_id text NO',
+    'chain_id text NO',
+    'nonce bigint NO',
+    'kind text NO',
+    'status text NO',
+    'to_address text NO',
+    'value numeric NO',
+    'data text YES',
+    'gas_limit numeric NO',
+    'max_fee_per_gas numeric NO',
+    'max_priority_fee_per_gas numeric NO',
+    'transaction_hash text YES',
+    'raw_transaction text YES',
+    'replaces text YES',
+    'replaced_by text YES',
+    'idempotency_key text YES',
+    'block_number numeric YES',
+    'gas_used numeric YES',
+    'effective_gas_price numeric YES',
+    'fee numeric YES',
+    'error text YES',
+    'created_at bigint NO',
+    'updated_at bigint NO',
+  ],
+  wallet_nonces: [
+    'wallet_id text NO',
+    'chain_id text NO',
+    'app_id text NO',
+    'next_nonce bigint NO',
+    'released jsonb NO',
+  ],
   events: ['id text NO', 'app_id text NO', 'type text NO', 'data jsonb NO', 'created_at bigint NO'],
   webhook_endpoints: [
     'id text NO',
@@ -403,8 +439,10 @@ for (const [name, open] of Object.entries(openers)) {
       expect(primaryKeys.sort()).toEqual([
         'app_id,user_id',
         'event_id,endpoint_id',
-        ...Array(21).fill('id'),
+        ...Array(22).fill('id'),
         'key,window_start',
+        // The nonce sequence: one row per wallet and chain, locked by every send.
+        'wallet_id,chain_id',
       ]);
     });
 
@@ -494,6 +532,10 @@ for (const [name, open] of Object.entries(openers)) {
       expect(def('wallet_policies_app_id_wallet_id_idx')).toMatch(/\(app_id, wallet_id\)$/);
       expect(def('wallet_spends_wallet_asset_created_at_idx')).toMatch(/\(wallet_id, asset, created_at\)$/);
       expect(def('wallet_signatures_app_id_wallet_id_seq_idx')).toMatch(/\(app_id, wallet_id, seq\)$/);
+      expect(def('wallet_transactions_app_id_wallet_id_seq_idx')).toMatch(/\(app_id, wallet_id, seq\)$/);
+      expect(def('wallet_transactions_idempotency_key_idx')).toMatch(
+        /UNIQUE INDEX .*\(app_id, wallet_id, idempotency_key\) WHERE \(idempotency_key IS NOT NULL\)$/,
+      );
       expect(def('webhook_deliveries_endpoint_due_idx')).toMatch(
         /\(endpoint_id, next_attempt_at, event_id\) WHERE \(status = 'pending'::text\)$/,
       );

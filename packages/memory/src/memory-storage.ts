@@ -18,6 +18,7 @@ import {
   memoryWalletSpendRepo,
 } from './wallet-policy-repo.js';
 import { memorySeedRepo, memoryWalletRepo } from './wallet-repo.js';
+import { memoryWalletTransactionRepo } from './wallet-transaction-repo.js';
 import { memoryWebAuthnRepo } from './webauthn-repo.js';
 
 type Repos = Omit<Storage, 'transaction' | 'close'>;
@@ -57,6 +58,7 @@ export function memoryStorage(): Storage {
     walletPolicies: memoryWalletPolicyRepo(state.walletPolicies),
     walletSpends: memoryWalletSpendRepo(state.walletSpends),
     walletSignatures: memoryWalletSignatureRepo(state.walletSignatures, state.index.signaturesByWallet),
+    walletTransactions: memoryWalletTransactionRepo(state.walletTransactions, state.walletNonces),
     events: memoryEventRepo(state),
     webhooks: memoryWebhookRepo(state),
   };

@@ -16,6 +16,7 @@ import type {
   WalletRecord,
   WalletSignatureRecord,
   WalletSpendRecord,
+  WalletTransactionRecord,
   WebAuthnChallengeRecord,
   WebAuthnCredentialRecord,
   WebhookAttemptRecord,
@@ -53,6 +54,10 @@ export interface MemoryState {
   walletPolicies: Map<string, WalletPolicyRecord>;
   walletSpends: Map<string, WalletSpendRecord>;
   walletSignatures: Map<string, StoredSignature>;
+  /** Sent transactions, with their insertion order (ids made in one millisecond do not sort). */
+  walletTransactions: Map<string, WalletTransactionRecord & { seq: number }>;
+  /** `app_id wallet_id chain_id` → the wallet's nonce sequence on that chain. */
+  walletNonces: Map<string, { next: number; released: number[] }>;
   /** Indexes, kept by their repos so lookups do not scan the table. */
   index: {
     /** `app_id user_id wallet_type` → the default wallet's id. */
@@ -95,6 +100,8 @@ export function emptyState(journal: Journal): MemoryState {
     walletPolicies: table(),
     walletSpends: table(),
     walletSignatures: table(),
+    walletTransactions: table(),
+    walletNonces: table(),
     index: {
       walletDefaults: table(),
       walletAddresses: table(),

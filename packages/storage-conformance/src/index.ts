@@ -14,6 +14,7 @@ export { makePassword } from './suite-passwords.js';
 export { makeTotp } from './suite-totps.js';
 export { makeWalletChallenge } from './suite-wallet-challenges.js';
 export { makePolicy, makeSignatureEntry, makeSpend } from './suite-wallet-policies.js';
+export { makeWalletTransaction } from './suite-wallet-transactions.js';
 export { makeWallet } from './suite-wallets.js';
 export { makeWebAuthnChallenge, makeWebAuthnCredential } from './suite-webauthn.js';
 export { makeEndpoint, makeEvent } from './suite-webhooks.js';

@@ -7,6 +7,7 @@ import { stateTableCases } from './suite-states.js';
 import { makeTotp, totpRepoCases } from './suite-totps.js';
 import { walletChallengeRepoCases } from './suite-wallet-challenges.js';
 import { walletPolicyRepoCases } from './suite-wallet-policies.js';
+import { walletTransactionRepoCases } from './suite-wallet-transactions.js';
 import { makeWallet, walletRepoCases } from './suite-wallets.js';
 import { makeWebAuthnCredential, webauthnRepoCases } from './suite-webauthn.js';
 import { webhookRepoCases } from './suite-webhooks.js';
@@ -221,6 +222,7 @@ export function runStorageConformance(target: ConformanceTarget): void {
     webauthnRepoCases(() => s);
     walletChallengeRepoCases(() => s);
     walletPolicyRepoCases(() => s);
+    walletTransactionRepoCases(() => s, target.parallelism);
     stateTableCases(() => s);
     webhookRepoCases(() => s, target.parallelism);
 

@@ -30,7 +30,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -39,7 +39,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -57,7 +57,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -121,7 +121,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -130,7 +130,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -166,7 +166,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -220,7 +220,7 @@ export interface paths {
                         "application/json": components["schemas"]["MagicLinkAuthenticateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -229,7 +229,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -238,7 +238,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -265,7 +265,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -323,7 +323,7 @@ export interface paths {
                         "application/json": components["schemas"]["MagicLinkLoginOrCreateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -332,7 +332,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -359,7 +359,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -426,7 +426,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -435,7 +435,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -453,7 +453,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -462,7 +462,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -489,7 +489,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -556,7 +556,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -565,7 +565,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -583,7 +583,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -592,7 +592,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -619,7 +619,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -686,7 +686,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -695,7 +695,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -713,7 +713,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -722,7 +722,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -749,7 +749,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -816,7 +816,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -825,7 +825,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -843,7 +843,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -852,7 +852,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -879,7 +879,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -946,7 +946,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -955,7 +955,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -964,7 +964,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -991,710 +991,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/passwords/authenticate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Sign in by email and password; optionally create or extend a session */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AuthenticatePasswordRequest"];
-                };
-            };
-            responses: {
-                /** @description The user and the session */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PasswordSignedInResponse"];
-                    };
-                };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/passwords/create": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create a user with an email and password (the public token only where the App allows sign-up by password) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreatePasswordRequest"];
-                };
-            };
-            responses: {
-                /** @description The user, and the session when asked (never to a public sign-up in notice mode) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PasswordSignedInResponse"];
-                    };
-                };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/passwords/email/reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set a new password with a reset link's token (once); verifies the email */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PasswordResetByEmailRequest"];
-                };
-            };
-            responses: {
-                /** @description The user and the session */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PasswordSignedInResponse"];
-                    };
-                };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/passwords/email/reset/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Email a password reset link (the same answer whether or not a user has the address) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PasswordResetStartRequest"];
-                };
-            };
-            responses: {
-                /** @description The address the link went to, if a user has it */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PasswordResetStartResponse"];
-                    };
-                };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/passwords/existing_password/reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Change a password by giving the current one */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PasswordResetByExistingRequest"];
-                };
-            };
-            responses: {
-                /** @description The user and the session */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PasswordSignedInResponse"];
-                    };
-                };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/passwords/migrate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Import a user's password hash from another system, creating the user when the email is new */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["MigratePasswordRequest"];
-                };
-            };
-            responses: {
-                /** @description The user the hash was stored for */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["MigratePasswordResponse"];
-                    };
-                };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/passwords/session/reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set the password of a session's user, when the session's last sign-in is recent */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PasswordResetBySessionRequest"];
-                };
-            };
-            responses: {
-                /** @description The session, which stays */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AuthenticateSessionResponse"];
-                    };
-                };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `request_too_large` */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `unsupported_media_type` */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1752,7 +1049,7 @@ export interface paths {
                         "application/json": components["schemas"]["StrengthCheckResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1761,7 +1058,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1779,7 +1076,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1806,7 +1103,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1864,7 +1161,7 @@ export interface paths {
                         "application/json": components["schemas"]["AuthenticateSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1873,7 +1170,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1900,7 +1197,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1952,7 +1249,7 @@ export interface paths {
                         "application/json": components["schemas"]["JWKS"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1961,7 +1258,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1970,7 +1267,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2026,7 +1323,7 @@ export interface paths {
                         "application/json": components["schemas"]["JWKS"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2035,7 +1332,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2044,7 +1341,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2053,7 +1350,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2113,7 +1410,7 @@ export interface paths {
                         "application/json": components["schemas"]["RevokeSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2122,7 +1419,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2149,7 +1446,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2207,7 +1504,7 @@ export interface paths {
                         "application/json": components["schemas"]["TotpSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2216,7 +1513,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2234,7 +1531,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2261,7 +1558,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2319,7 +1616,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateTotpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2328,7 +1625,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2346,7 +1643,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2355,7 +1652,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2382,7 +1679,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2440,7 +1737,7 @@ export interface paths {
                         "application/json": components["schemas"]["TotpSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2449,7 +1746,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2467,7 +1764,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2494,7 +1791,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2552,7 +1849,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyTotpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2561,7 +1858,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2579,7 +1876,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2588,7 +1885,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2615,7 +1912,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2673,7 +1970,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateUserResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2682,7 +1979,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2700,7 +1997,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2727,7 +2024,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2781,7 +2078,7 @@ export interface paths {
                         "application/json": components["schemas"]["User"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2790,7 +2087,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2808,7 +2105,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2817,7 +2114,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2876,7 +2173,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2885,7 +2182,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2903,7 +2200,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2912,7 +2209,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2968,7 +2265,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2977,7 +2274,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2995,7 +2292,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3004,7 +2301,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3060,7 +2357,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3069,7 +2366,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3087,7 +2384,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3096,7 +2393,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3152,7 +2449,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3161,7 +2458,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3179,7 +2476,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3188,7 +2485,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3245,7 +2542,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletChallengeResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3254,7 +2551,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3272,7 +2569,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3299,7 +2596,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3357,7 +2654,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyWalletResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3366,7 +2663,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3375,7 +2672,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3402,7 +2699,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3463,7 +2760,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnAuthenticationBeginResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3472,7 +2769,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3490,7 +2787,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3517,7 +2814,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3575,7 +2872,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnAuthenticationCompleteResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3584,7 +2881,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3611,7 +2908,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3672,7 +2969,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnRegistrationBeginResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3681,7 +2978,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3699,7 +2996,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3726,7 +3023,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3787,7 +3084,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnRegistrationCreateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3796,7 +3093,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3814,7 +3111,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3823,7 +3120,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3850,7 +3147,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3908,7 +3205,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListEventsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3917,7 +3214,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3935,7 +3232,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3991,7 +3288,7 @@ export interface paths {
                         "application/json": components["schemas"]["EventDetail"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4000,7 +3297,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4018,7 +3315,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4027,7 +3324,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4089,7 +3386,7 @@ export interface paths {
                         "application/json": components["schemas"]["RedeliverResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4098,7 +3395,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4116,7 +3413,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4143,7 +3440,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4195,7 +3492,7 @@ export interface paths {
                         "application/json": components["schemas"]["Health"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4204,7 +3501,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4213,7 +3510,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4275,7 +3572,7 @@ export interface paths {
                         "application/json": components["schemas"]["ExportWalletResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4284,7 +3581,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4302,7 +3599,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4329,7 +3626,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4340,6 +3637,156 @@ export interface paths {
                 };
                 /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallets/{wallet_id}/send_transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a transaction: nonce, gas and fees filled, signed under the policies, broadcast */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    wallet_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SendTransactionRequest"];
+                };
+            };
+            responses: {
+                /** @description The transaction, submitted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SendTransactionResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `storage_unavailable`, `request_timeout`, `chain_not_configured` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `chain_timeout` */
+                504: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4389,7 +3836,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignMessageResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4398,7 +3845,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4416,7 +3863,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4443,7 +3890,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4503,7 +3950,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4512,7 +3959,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4530,7 +3977,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4557,7 +4004,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4617,7 +4064,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignTypedDataResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4626,7 +4073,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4644,7 +4091,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4671,7 +4118,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4730,7 +4177,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletSignaturesResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4739,7 +4186,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4757,7 +4204,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4766,7 +4213,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4788,6 +4235,525 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallets/{wallet_id}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The wallet's sent transactions, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next_cursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Page size, 1–1000; 100 when absent. */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    wallet_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of transactions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ListWalletTransactionsResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallets/{wallet_id}/transactions/{transaction_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One sent transaction, its status read from the chain */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    transaction_id: string;
+                    wallet_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The transaction */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WalletTransaction"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `storage_unavailable`, `request_timeout`, `chain_not_configured` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `chain_timeout` */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallets/{wallet_id}/transactions/{transaction_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace a submitted transaction by an empty one to the wallet itself */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    transaction_id: string;
+                    wallet_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReplaceTransactionRequest"];
+                };
+            };
+            responses: {
+                /** @description The replacement, submitted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SendTransactionResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `storage_unavailable`, `request_timeout`, `chain_not_configured` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `chain_timeout` */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallets/{wallet_id}/transactions/{transaction_id}/speed_up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace a submitted transaction by itself with higher fees */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    transaction_id: string;
+                    wallet_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReplaceTransactionRequest"];
+                };
+            };
+            responses: {
+                /** @description The replacement, submitted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SendTransactionResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `storage_unavailable`, `request_timeout`, `chain_not_configured` */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `chain_timeout` */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -4826,7 +4792,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletBalanceResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4835,7 +4801,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4853,7 +4819,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4880,7 +4846,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4965,7 +4931,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wallet"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4974,7 +4940,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4992,7 +4958,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5019,7 +4985,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5077,7 +5043,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wallet"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5086,7 +5052,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5104,7 +5070,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5113,7 +5079,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5140,7 +5106,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5198,7 +5164,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5207,7 +5173,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5225,7 +5191,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5285,7 +5251,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletPoliciesResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5294,7 +5260,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5312,7 +5278,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5356,7 +5322,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5365,7 +5331,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5383,7 +5349,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5392,7 +5358,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5419,7 +5385,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5473,7 +5439,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5482,7 +5448,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5500,7 +5466,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5509,7 +5475,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5552,7 +5518,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeleteWalletPolicyResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5561,7 +5527,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5579,7 +5545,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5588,7 +5554,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5635,7 +5601,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5644,7 +5610,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5662,7 +5628,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5689,7 +5655,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5737,7 +5703,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5746,7 +5712,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5764,7 +5730,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5808,7 +5774,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreatedWebhookEndpoint"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5817,7 +5783,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5853,7 +5819,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5910,7 +5876,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5919,7 +5885,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5937,7 +5903,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5946,7 +5912,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -6019,22 +5985,6 @@ export interface components {
                     otp_email_text: string;
                     /** @default {{code}} is your {{app_name}} code. It expires in {{minutes}} minutes. */
                     otp_sms: string;
-                    /** @default <p>Choose a new {{app_name}} password:</p><p><a href="{{url}}">Reset password</a></p><p>The link works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email: your password stays as it is.</p> */
-                    password_reset_email_html: string;
-                    /** @default Reset your {{app_name}} password */
-                    password_reset_email_subject: string;
-                    /**
-                     * @default Choose a new {{app_name}} password with this link:
-                     *
-                     *     {{url}}
-                     *
-                     *     It works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email: your password stays as it is.
-                     */
-                    password_reset_email_text: string;
-                    /** @default Someone tried to sign up to {{app_name}} with your address */
-                    password_signup_notice_subject: string;
-                    /** @default Someone tried to create a {{app_name}} account with this email address, which already has one. If it was you, sign in instead, or reset your password. If it was not, you need do nothing. */
-                    password_signup_notice_text: string;
                 };
                 /** @default {} */
                 otp: {
@@ -6050,32 +6000,8 @@ export interface components {
                 };
                 /** @default {} */
                 passwords: {
-                    /** @default 15 */
-                    lockout_minutes: number;
-                    /** @default 10 */
-                    max_failures: number;
                     /** @default 3 */
                     min_score: number;
-                    /** @default {} */
-                    per_ip: {
-                        /** @default 100 */
-                        limit: number;
-                        /** @default 600 */
-                        window_seconds: number;
-                    };
-                    /** @default false */
-                    public_signup: boolean;
-                    /** @default 30 */
-                    reset_expiration_minutes: number;
-                    /** @default true */
-                    revoke_sessions_on_change: boolean;
-                    /** @default 5 */
-                    session_reset_max_age_minutes: number;
-                    /**
-                     * @default notice
-                     * @enum {string}
-                     */
-                    taken_email: "notice" | "conflict";
                 };
                 /** @default {} */
                 rate_limits: {
@@ -6139,13 +6065,9 @@ export interface components {
                     /** Format: uri */
                     default_login?: string;
                     /** Format: uri */
-                    default_reset_password?: string;
-                    /** Format: uri */
                     default_signup?: string;
                     /** @default [] */
                     login: string[];
-                    /** @default [] */
-                    reset_password: string[];
                     /** @default [] */
                     signup: string[];
                 };
@@ -6226,16 +6148,6 @@ export interface components {
         AppSettingsPatch: {
             [key: string]: unknown;
         };
-        AuthenticatePasswordRequest: {
-            device_fingerprint?: components["schemas"]["DeviceFingerprint"];
-            email: string;
-            /** @description 1 to 256 characters; never stored or logged. */
-            password: string;
-            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
-            session_expires_in?: number;
-            session_jwt?: string;
-            session_token?: string;
-        };
         AuthenticateSessionRequest: {
             /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
             session_expires_in?: number;
@@ -6260,16 +6172,6 @@ export interface components {
         CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
             /** @description The `whsec_…` signing secret; shown only here. */
             secret: string;
-        };
-        CreatePasswordRequest: {
-            device_fingerprint?: components["schemas"]["DeviceFingerprint"];
-            email: string;
-            /** @description 1 to 256 characters; never stored or logged. */
-            password: string;
-            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
-            session_expires_in?: number;
-            session_jwt?: string;
-            session_token?: string;
         };
         CreateTotpRequest: {
             /** @description Minutes within which the TOTP must be verified to become active, 5–2160; 30 when absent. The spec types it as a string; a numeric string or an integer are both accepted. */
@@ -6352,7 +6254,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "weak_password" | "breached_password" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_recipient_key" | "invalid_transaction" | "invalid_webhook_url" | "webhook_url_not_allowed" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "token_wallet_type_mismatch" | "token_not_on_network" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "invalid_wallet_address" | "unauthorized" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "device_fingerprint_mismatch" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "session_not_found" | "session_required" | "invalid_session_jwt" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "totp_not_found" | "wallet_not_found" | "policy_not_found" | "webauthn_credential_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "password_reset_not_found" | "magic_link_not_found" | "otp_code_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "totp_already_active" | "policy_limit_reached" | "duplicate_wallet" | "duplicate_webauthn_credential" | "wallet_belongs_to_another_user" | "request_too_large" | "unsupported_media_type" | "totp_locked" | "recovery_code_locked" | "password_locked" | "rate_limited" | "internal_error" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_recipient_key" | "invalid_transaction" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "invalid_webhook_url" | "webhook_url_not_allowed" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "token_wallet_type_mismatch" | "token_not_on_network" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "invalid_wallet_address" | "unauthorized" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "device_fingerprint_mismatch" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "session_not_found" | "session_required" | "invalid_session_jwt" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "totp_not_found" | "wallet_not_found" | "policy_not_found" | "transaction_not_found" | "webauthn_credential_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "magic_link_not_found" | "otp_code_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "totp_already_active" | "policy_limit_reached" | "nonce_conflict" | "transaction_not_replaceable" | "duplicate_wallet" | "duplicate_webauthn_credential" | "wallet_belongs_to_another_user" | "request_too_large" | "unsupported_media_type" | "totp_locked" | "recovery_code_locked" | "rate_limited" | "internal_error" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;
@@ -6439,7 +6341,7 @@ export interface components {
             event: components["schemas"]["Event"];
         };
         /** @enum {string} */
-        EventType: "user.created" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "password.created" | "password.changed" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "webhook_endpoint.disabled";
+        EventType: "user.created" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "wallet.transaction.sent" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.transaction.replaced" | "webhook_endpoint.disabled";
         ExportWalletRequest: {
             /** @description P-256 (SEC1, 33 or 65 bytes) or X25519 (32 bytes) public key, hex or base64url; the key is encrypted to it. */
             recipient_public_key: string;
@@ -6452,7 +6354,7 @@ export interface components {
             scheme: string;
             wallet_id: string;
         };
-        Factor: components["schemas"]["SmsOtpFactor"] | components["schemas"]["EmailOtpFactor"] | components["schemas"]["MagicLinkFactor"] | components["schemas"]["TotpFactor"] | components["schemas"]["RecoveryCodeFactor"] | components["schemas"]["WebAuthnFactor"] | components["schemas"]["PasswordFactor"] | components["schemas"]["WalletFactor"];
+        Factor: components["schemas"]["SmsOtpFactor"] | components["schemas"]["EmailOtpFactor"] | components["schemas"]["MagicLinkFactor"] | components["schemas"]["TotpFactor"] | components["schemas"]["RecoveryCodeFactor"] | components["schemas"]["WebAuthnFactor"] | components["schemas"]["WalletFactor"];
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -6498,6 +6400,11 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last. */
             next_cursor: string | null;
             wallets: components["schemas"]["Wallet"][];
+        };
+        ListWalletTransactionsResponse: {
+            /** @description Pass as `cursor` for older transactions; null on the last. */
+            next_cursor: string | null;
+            transactions: components["schemas"]["WalletTransaction"][];
         };
         ListWebhookEndpointsResponse: {
             endpoints: components["schemas"]["WebhookEndpoint"][];
@@ -6564,109 +6471,10 @@ export interface components {
             user_created: boolean;
             user_id: string;
         };
-        MigratePasswordRequest: {
-            email: string;
-            /** @description The hash as the old system stored it: a PHC string for argon2id/argon2i, $2a$/$2b$/$2y$ for bcrypt, Better Auth's "salt:key" or Firebase's base64 hash for scrypt, Django's pbkdf2_sha256$iterations$salt$hash for PBKDF2, hex for md5 and sha1. */
-            hash: string;
-            /**
-             * @description The algorithm that made `hash`.
-             * @enum {string}
-             */
-            hash_type: "argon2id" | "argon2i" | "bcrypt" | "scrypt" | "pbkdf2_sha256" | "pbkdf2_sha512" | "md5" | "sha1";
-            /** @description md5 and sha1 (required): the salt as text. scrypt with format firebase (required): the user's base64 salt. */
-            salt?: string;
-            /**
-             * @description md5 and sha1: whether the salt came before (prefix, the default) or after the password.
-             * @enum {string}
-             */
-            salt_position?: "prefix" | "suffix";
-            /** @description scrypt's parameters. Default: Better Auth's ({ format: 'better_auth' }). */
-            scrypt?: {
-                /** @enum {string} */
-                format: "better_auth";
-                /** @description scrypt N, a power of two. Default 16384. */
-                n?: number;
-                /** @description scrypt p. Default 1. */
-                p?: number;
-                /** @description scrypt r. Default 16. */
-                r?: number;
-            } | {
-                /** @enum {string} */
-                format: "firebase";
-                /** @description The project's mem_cost (N = 2^mem_cost), e.g. 14. */
-                mem_cost: number;
-                /** @description The project's rounds (scrypt r), e.g. 8. */
-                rounds: number;
-                /** @description The project's base64_salt_separator. Default Bw==. */
-                salt_separator?: string;
-                /** @description The project's base64_signer_key. */
-                signer_key: string;
-            };
-        };
-        MigratePasswordResponse: {
-            email_id: string;
-            user_created: boolean;
-            user_id: string;
-        };
-        PasswordFactor: {
-            /** @enum {string} */
-            delivery_channel: "knowledge";
-            method: components["schemas"]["EmailFactorMethod"];
-            /** @enum {string} */
-            type: "password";
-        };
         PasswordFeedback: {
             suggestions: string[];
             /** @description Why the password is weak; empty when it is not. */
             warning: string;
-        };
-        PasswordResetByEmailRequest: {
-            device_fingerprint?: components["schemas"]["DeviceFingerprint"];
-            /** @description 1 to 256 characters; never stored or logged. */
-            password: string;
-            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
-            session_expires_in?: number;
-            session_jwt?: string;
-            session_token?: string;
-            token: string;
-        };
-        PasswordResetByExistingRequest: {
-            device_fingerprint?: components["schemas"]["DeviceFingerprint"];
-            email: string;
-            /** @description 1 to 256 characters; never stored or logged. */
-            existing_password: string;
-            /** @description 1 to 256 characters; never stored or logged. */
-            new_password: string;
-            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
-            session_expires_in?: number;
-            session_jwt?: string;
-            session_token?: string;
-        };
-        PasswordResetBySessionRequest: {
-            /** @description 1 to 256 characters; never stored or logged. */
-            password: string;
-            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
-            session_expires_in?: number;
-            session_jwt?: string;
-            session_token?: string;
-        };
-        PasswordResetStartRequest: {
-            email: string;
-            /** @description Minutes the link works, 5–10080; the App's setting (30) when absent. */
-            expiration_minutes?: number;
-            /** @description Where the link leads, one of the App's redirect_urls.reset_password; its default_reset_password when absent. */
-            reset_redirect_url?: string;
-        };
-        PasswordResetStartResponse: {
-            /** @description The address as normalised. The answer is the same whether or not a user has it: the link goes only to a user. */
-            email: string;
-        };
-        PasswordSignedInResponse: {
-            email_id: string;
-            session?: components["schemas"]["Session"];
-            session_jwt?: string;
-            session_token?: string;
-            user_id: string;
         };
         PhoneNumberFactorMethod: {
             /** @description Unix seconds: when this proof was made. */
@@ -6706,6 +6514,13 @@ export interface components {
             message: string;
             user_id: string;
         };
+        /** @description Fees for the replacement; each is at least 1.125× (plus 1 wei) the replaced one and the current estimate when absent or lower. */
+        ReplaceTransactionRequest: {
+            /** @description EIP-1559 max fee per gas (wei), a non-negative integer as a decimal string. */
+            max_fee_per_gas?: string;
+            /** @description EIP-1559 max priority fee per gas (wei), a non-negative integer as a decimal string. */
+            max_priority_fee_per_gas?: string;
+        };
         RevokeSessionRequest: {
             session_id?: string;
             session_jwt?: string;
@@ -6723,6 +6538,24 @@ export interface components {
             expiration_minutes?: number;
             user_id?: string;
         };
+        /** @description For ethereum wallets: the nonce, gas and EIP-1559 fees are filled by Latchkey (docs/wallets.md, "Sending"). */
+        SendEthTransaction: {
+            /**
+             * @description The EVM chain id as a decimal string (EIP-155), e.g. "1".
+             * @example 1
+             */
+            chain_id: string;
+            data?: string;
+            /** @description The gas limit; when absent, `eth_estimateGas` with a 20% margin. */
+            gas_limit?: string;
+            /** @description When absent: twice the next block's base fee plus the priority fee (`eth_feeHistory`). */
+            max_fee_per_gas?: string;
+            /** @description When absent: the median reward of recent blocks (`eth_feeHistory`), at least 1 gwei. */
+            max_priority_fee_per_gas?: string;
+            to: string;
+            /** @description Wei sent, a non-negative integer as a decimal string. */
+            value?: string;
+        };
         SendOtpResponse: {
             email_id?: string;
             method_id: string;
@@ -6737,6 +6570,21 @@ export interface components {
             phone_number: string;
             /** @description Adds the number to this user when new. Without it the number must already belong to a user. */
             user_id?: string;
+        };
+        SendTransactionRequest: {
+            eth_transaction: components["schemas"]["SendEthTransaction"];
+            /** @description A second send of this wallet with the same key answers the first one and sends nothing. */
+            idempotency_key?: string;
+        };
+        SendTransactionResponse: {
+            nonce: number;
+            /**
+             * @description `submitted` once the node holds it; `signed` when the node could not be reached to say so (it is broadcast again, docs/wallets.md).
+             * @enum {string}
+             */
+            status: "preparing" | "signed" | "submitted" | "confirmed" | "failed" | "replaced" | "dropped" | "abandoned";
+            transaction_hash: string | null;
+            transaction_id: string;
         };
         Session: {
             created_at: number;
@@ -7221,6 +7069,34 @@ export interface components {
             rule_kind: string | null;
             wallet_id: string;
         };
+        WalletTransaction: {
+            block_number: string | null;
+            chain_id: string;
+            created_at: number;
+            data: string | null;
+            effective_gas_price: string | null;
+            error: string | null;
+            /** @description Wei paid: gas used × effective gas price. */
+            fee: string | null;
+            gas_limit: string;
+            gas_used: string | null;
+            id: string;
+            idempotency_key: string | null;
+            /** @enum {string} */
+            kind: "send" | "speed_up" | "cancel";
+            max_fee_per_gas: string;
+            max_priority_fee_per_gas: string;
+            nonce: number;
+            replaced_by: string | null;
+            replaces: string | null;
+            /** @enum {string} */
+            status: "preparing" | "signed" | "submitted" | "confirmed" | "failed" | "replaced" | "dropped" | "abandoned";
+            to: string;
+            transaction_hash: string | null;
+            updated_at: number;
+            value: string;
+            wallet_id: string;
+        };
         WebAuthnAuthenticationBeginRequest: {
             /**
              * @description The relying-party id: one of the App's `settings.webauthn.allowed_domains`.
@@ -7455,12 +7331,6 @@ export type PublicRoute =
   | 'post /v1/auth/otps/sms/login_or_create'
   | 'post /v1/auth/otps/sms/send'
   | 'post /v1/auth/otps/verify'
-  | 'post /v1/auth/passwords/authenticate'
-  | 'post /v1/auth/passwords/create'
-  | 'post /v1/auth/passwords/email/reset'
-  | 'post /v1/auth/passwords/email/reset/start'
-  | 'post /v1/auth/passwords/existing_password/reset'
-  | 'post /v1/auth/passwords/session/reset'
   | 'post /v1/auth/passwords/strength_check'
   | 'post /v1/auth/sessions/authenticate'
   | 'post /v1/auth/sessions/revoke'

@@ -25,15 +25,7 @@ export const TEST_NETWORK_NAME: Record<Chain, string> = {
   stellar: 'testnet',
 };
 
-/**
- * EIP-155 chain ids: an EVM endpoint must report the one of its chain and network, so a
- * Sepolia URL configured as mainnet (or Polygon's as Avalanche's) is refused, not read.
- */
-export const EVM_CHAIN_IDS: Record<'ethereum' | 'avalanche' | 'polygon', Record<Network, number>> = {
-  ethereum: { mainnet: 1, testnet: 11_155_111 },
-  avalanche: { mainnet: 43_114, testnet: 43_113 },
-  polygon: { mainnet: 137, testnet: 80_002 },
-};
+export { EVM_CHAIN_IDS } from '../chains/evm-networks.js';
 
 /** The `token_symbol` values of the interface. */
 export const TOKEN_SYMBOLS = [

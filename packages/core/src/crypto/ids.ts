@@ -24,7 +24,8 @@ export type IdPrefix =
   | 'spend'
   | 'evt'
   | 'whep'
-  | 'whatt';
+  | 'whatt'
+  | 'wtx';
 
 /**
  * `prefix_` + 26 Crockford base32 characters: 48 bits of milliseconds then 80 random bits

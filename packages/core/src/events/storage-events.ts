@@ -3,6 +3,7 @@ import type { SessionRecord } from '../sessions/repo.js';
 import type { EventType } from '../shared/event-types.js';
 import type { ContactRecord, UserRecord } from '../users/repo.js';
 import type { WalletSignatureRecord } from '../wallet-policies/repo.js';
+import type { WalletTransactionRecord } from '../wallet-transactions/repo.js';
 import type { WalletRecord } from '../wallets/repo.js';
 
 /** An event a storage write implies, before it gets its id and time. */
@@ -105,6 +106,29 @@ const walletCreated = (w: WalletRecord) =>
     key_source: w.key_source,
   });
 
+/** The state changes of a sent transaction that are events, by the status reached. */
+const TRANSACTION_EVENT = {
+  submitted: 'wallet.transaction.sent',
+  confirmed: 'wallet.transaction.confirmed',
+  failed: 'wallet.transaction.failed',
+  replaced: 'wallet.transaction.replaced',
+} as const satisfies Partial<Record<WalletTransactionRecord['status'], EventType>>;
+
+const transactionEvents = (t: WalletTransactionRecord | null): ImpliedEvent[] => {
+  if (!t || !(t.status in TRANSACTION_EVENT)) return none;
+  return one(t.app_id, TRANSACTION_EVENT[t.status as keyof typeof TRANSACTION_EVENT], {
+    wallet_id: t.wallet_id,
+    transaction_id: t.id,
+    chain_id: t.chain_id,
+    nonce: t.nonce,
+    transaction_hash: t.transaction_hash,
+    ...(t.status === 'replaced' ? { replaced_by: t.replaced_by } : {}),
+    ...(t.status === 'confirmed' || t.status === 'failed'
+      ? { block_number: t.block_number, gas_used: t.gas_used, fee: t.fee }
+      : {}),
+  });
+};
+
 /**
  * Which storage writes are events. Kept at the storage boundary so that every code path making
  * one of these changes emits its event, in the change's own transaction (docs/events.md).
@@ -195,6 +219,13 @@ export const writeRules: WriteRules = {
       events: (_r, entry) => signatureEvents(entry),
       // Every signature's hot path: one statement, not begin, three inserts and commit.
       together: { method: 'insertWithEvents', expected: (entry) => signatureEvents(entry) },
+    },
+  },
+  // A transition happens once (it is conditional on the status it leaves): so does its event.
+  walletTransactions: {
+    transition: {
+      when: (_app, _id, _from, patch) => patch.status !== undefined && patch.status in TRANSACTION_EVENT,
+      events: (t) => transactionEvents(t),
     },
   },
   wallets: {

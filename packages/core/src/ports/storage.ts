@@ -9,6 +9,7 @@ import type { TotpRepo } from '../totps/repo.js';
 import type { ContactRepo, UserRepo } from '../users/repo.js';
 import type { WalletChallengeRepo } from '../wallet-auth/repo.js';
 import type { WalletPolicyRepo, WalletSignatureRepo, WalletSpendRepo } from '../wallet-policies/repo.js';
+import type { WalletTransactionRepo } from '../wallet-transactions/repo.js';
 import type { SeedRepo, WalletRepo } from '../wallets/repo.js';
 import type { WebAuthnRepo } from '../webauthn/repo.js';
 import type { WebhookRepo } from '../webhooks/repo.js';
@@ -41,6 +42,8 @@ export interface Storage {
   walletSpends: WalletSpendRepo;
   /** The audit trail of signing requests. */
   walletSignatures: WalletSignatureRepo;
+  /** Transactions the wallets sent, and each wallet's nonce sequence per chain. */
+  walletTransactions: WalletTransactionRepo;
   events: EventRepo;
   webhooks: WebhookRepo;
   /**

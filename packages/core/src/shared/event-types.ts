@@ -27,6 +27,10 @@ export const EVENT_TYPES = [
   'wallet.exported',
   'signature.made',
   'signature.refused',
+  'wallet.transaction.sent',
+  'wallet.transaction.confirmed',
+  'wallet.transaction.failed',
+  'wallet.transaction.replaced',
   'webhook_endpoint.disabled',
 ] as const;
 

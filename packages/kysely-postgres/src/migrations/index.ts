@@ -13,6 +13,7 @@ import * as eventsWebhooks from './0011_events_webhooks.js';
 import * as webhookFairness from './0012_webhook_fairness.js';
 import * as sessionTokenHash from './0013_session_token_hash.js';
 import * as passwords from './0014_passwords.js';
+import * as walletTransactions from './0015_wallet_transactions.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so bundlers keep
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0012_webhook_fairness': webhookFairness,
   '0013_session_token_hash': sessionTokenHash,
   '0014_passwords': passwords,
+  '0015_wallet_transactions': walletTransactions,
 };

@@ -1,0 +1,126 @@
+/**
+ * Where a sent transaction stands. `preparing`: its nonce is taken, not yet signed. `signed`:
+ * signed and stored, the node has not yet acknowledged it. `submitted`: the node holds it.
+ * `confirmed` / `failed`: mined, the receipt's status 1 / 0. `replaced`: a speed-up or cancel
+ * with the same nonce was submitted in its place. `dropped`: another transaction took its nonce.
+ * `abandoned`: never broadcast (refused, or the node refused it); its nonce went back to the wallet.
+ */
+export const WALLET_TRANSACTION_STATUSES = [
+  'preparing',
+  'signed',
+  'submitted',
+  'confirmed',
+  'failed',
+  'replaced',
+  'dropped',
+  'abandoned',
+] as const;
+export type WalletTransactionStatus = (typeof WALLET_TRANSACTION_STATUSES)[number];
+
+/** What made the transaction: a send, or a replacement of an earlier one at the same nonce. */
+export type WalletTransactionKind = 'send' | 'speed_up' | 'cancel';
+
+/** One transaction a wallet sent (EVM): amounts in wei as decimal strings. */
+export interface WalletTransactionRecord {
+  id: string;
+  app_id: string;
+  wallet_id: string;
+  /** The EVM chain id, decimal. */
+  chain_id: string;
+  nonce: number;
+  kind: WalletTransactionKind;
+  status: WalletTransactionStatus;
+  to: string;
+  value: string;
+  data: string | null;
+  gas_limit: string;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  /** Known once signed. */
+  transaction_hash: string | null;
+  /** The signed raw transaction, kept until it is settled so it can be broadcast again after a fault. */
+  raw_transaction: string | null;
+  /** The transaction this one replaces (speed_up, cancel). */
+  replaces: string | null;
+  replaced_by: string | null;
+  idempotency_key: string | null;
+  block_number: string | null;
+  gas_used: string | null;
+  effective_gas_price: string | null;
+  /** gas_used × effective_gas_price, wei. */
+  fee: string | null;
+  /** Why it failed or was abandoned, in words (never a secret). */
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The fields a state change may set. */
+export type WalletTransactionPatch = Partial<
+  Pick<
+    WalletTransactionRecord,
+    | 'status'
+    | 'transaction_hash'
+    | 'raw_transaction'
+    | 'replaced_by'
+    | 'block_number'
+    | 'gas_used'
+    | 'effective_gas_price'
+    | 'fee'
+    | 'error'
+    | 'updated_at'
+  >
+>;
+
+export interface WalletTransactionPage {
+  transactions: WalletTransactionRecord[];
+  /** The id to pass as `before` for the next (older) page; null on the last page. */
+  next_cursor: string | null;
+}
+
+export interface WalletTransactionRepo {
+  /**
+   * Atomically, across processes: takes the wallet's next nonce on the transaction's chain and
+   * inserts the transaction with it. The nonce is the lowest one given back (`abandon`) that is at
+   * least `floor`, else the larger of the sequence's next and `floor` (the chain's pending count),
+   * after which the sequence moves past it. When the wallet already has a transaction with this
+   * `idempotency_key`, nothing is taken or written and that transaction is returned
+   * (`created: false`).
+   */
+  insertWithNextNonce(
+    transaction: Omit<WalletTransactionRecord, 'nonce'>,
+    floor: number,
+  ): Promise<{ transaction: WalletTransactionRecord; created: boolean }>;
+  /** Inserts a replacement, which carries the nonce of the transaction it replaces. */
+  insert(transaction: WalletTransactionRecord): Promise<void>;
+  /**
+   * Atomically: applies `patch` if the transaction's status is one of `from`; returns the updated
+   * transaction, or null when it was not (another caller moved it first).
+   */
+  transition(
+    appId: string,
+    id: string,
+    from: readonly WalletTransactionStatus[],
+    patch: WalletTransactionPatch,
+  ): Promise<WalletTransactionRecord | null>;
+  /**
+   * Atomically: moves the transaction from one of `from` to `abandoned` and gives its nonce back to
+   * the wallet's sequence (the next `insertWithNextNonce` takes it first). Null when not moved.
+   */
+  abandon(
+    appId: string,
+    id: string,
+    from: readonly WalletTransactionStatus[],
+    patch: { error: string; updated_at: number },
+  ): Promise<WalletTransactionRecord | null>;
+  get(appId: string, id: string): Promise<WalletTransactionRecord | null>;
+  /** The wallet's transactions, newest first, before the cursor id. */
+  list(
+    appId: string,
+    walletId: string,
+    query: { limit: number; before?: string | undefined },
+  ): Promise<WalletTransactionPage>;
+  /** The wallet's transactions on the chain still `preparing` or `signed` (not yet acknowledged by a node). */
+  listUnsent(appId: string, walletId: string, chainId: string): Promise<WalletTransactionRecord[]>;
+  findByIdempotencyKey(appId: string, walletId: string, key: string): Promise<WalletTransactionRecord | null>;
+}

@@ -1,0 +1,219 @@
+import type {
+  WalletTransactionPatch,
+  WalletTransactionRecord,
+  WalletTransactionRepo,
+  WalletTransactionStatus,
+} from '@latchkey/core';
+import type { Selectable } from 'kysely';
+import type { LatchkeyDb, WalletTransactionsTable } from '../database.js';
+import { definedOnly, fromJson, toJson, toSeconds } from './columns.js';
+import { inTransaction } from './in-transaction.js';
+
+const str = (v: string | null) => (v === null ? null : String(v));
+
+const toTransaction = (row: Selectable<WalletTransactionsTable>): WalletTransactionRecord => ({
+  id: row.id,
+  app_id: row.app_id,
+  wallet_id: row.wallet_id,
+  chain_id: row.chain_id,
+  nonce: Number(row.nonce),
+  kind: row.kind as WalletTransactionRecord['kind'],
+  status: row.status as WalletTransactionStatus,
+  to: row.to_address,
+  value: String(row.value),
+  data: row.data,
+  gas_limit: String(row.gas_limit),
+  max_fee_per_gas: String(row.max_fee_per_gas),
+  max_priority_fee_per_gas: String(row.max_priority_fee_per_gas),
+  transaction_hash: row.transaction_hash,
+  raw_transaction: row.raw_transaction,
+  replaces: row.replaces,
+  replaced_by: row.replaced_by,
+  idempotency_key: row.idempotency_key,
+  block_number: str(row.block_number),
+  gas_used: str(row.gas_used),
+  effective_gas_price: str(row.effective_gas_price),
+  fee: str(row.fee),
+  error: row.error,
+  created_at: toSeconds(row.created_at),
+  updated_at: toSeconds(row.updated_at),
+});
+
+const toRow = (t: WalletTransactionRecord) => {
+  const { to, ...rest } = t;
+  return { ...rest, to_address: to };
+};
+
+/** Whether `err` is the unique index of idempotency keys refusing a second row. */
+const isDuplicateKey = (err: unknown) =>
+  typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
+
+export function kyselyWalletTransactionRepo(db: LatchkeyDb): WalletTransactionRepo {
+  const byKey = async (q: LatchkeyDb, appId: string, walletId: string, key: string) => {
+    const row = await q
+      .selectFrom('wallet_transactions')
+      .selectAll()
+      .where('app_id', '=', appId)
+      .where('wallet_id', '=', walletId)
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
+    return row ? toTransaction(row) : null;
+  };
+
+  const repo: WalletTransactionRepo = {
+    async insertWithNextNonce(t, floor) {
+      try {
+        return await inTransaction(db, async (trx) => {
+          await trx
+            .insertInto('wallet_nonces')
+            .values({
+              wallet_id: t.wallet_id,
+              chain_id: t.chain_id,
+              app_id: t.app_id,
+              next_nonce: 0,
+              released: '[]',
+            })
+            .onConflict((oc) => oc.columns(['wallet_id', 'chain_id']).doNothing())
+            .execute();
+          // The sequence's row, locked: every send of this wallet on this chain, in any process,
+          // takes its nonce after the one before has committed (READ COMMITTED sees it then).
+          const sequence = await trx
+            .selectFrom('wallet_nonces')
+            .select(['next_nonce', 'released'])
+            .where('wallet_id', '=', t.wallet_id)
+            .where('chain_id', '=', t.chain_id)
+            .forUpdate()
+            .executeTakeFirstOrThrow();
+          if (t.idempotency_key !== null) {
+            const first = await byKey(trx, t.app_id, t.wallet_id, t.idempotency_key);
+            if (first) return { transaction: first, created: false };
+          }
+          // Nonces given back below the chain's count were used by something else meanwhile.
+          const released = (fromJson(sequence.released) as number[])
+            .filter((n) => n >= floor)
+            .sort((a, b) => a - b);
+          let next = Number(sequence.next_nonce);
+          let nonce: number;
+          if (released.length > 0) nonce = released.shift()!;
+          else {
+            nonce = Math.max(next, floor);
+            next = nonce + 1;
+          }
+          await trx
+            .updateTable('wallet_nonces')
+            .set({ next_nonce: next, released: toJson(released) })
+            .where('wallet_id', '=', t.wallet_id)
+            .where('chain_id', '=', t.chain_id)
+            .execute();
+          const stored: WalletTransactionRecord = { ...t, nonce };
+          await trx.insertInto('wallet_transactions').values(toRow(stored)).execute();
+          return { transaction: stored, created: true };
+        });
+      } catch (err) {
+        // The same key, sent at once on another chain (another sequence's lock): the first one.
+        if (t.idempotency_key !== null && isDuplicateKey(err)) {
+          const first = await byKey(db, t.app_id, t.wallet_id, t.idempotency_key);
+          if (first) return { transaction: first, created: false };
+        }
+        throw err;
+      }
+    },
+
+    async insert(t) {
+      await db.insertInto('wallet_transactions').values(toRow(t)).execute();
+    },
+
+    async transition(appId, id, from, patch: WalletTransactionPatch) {
+      const row = await db
+        .updateTable('wallet_transactions')
+        .set(definedOnly(patch))
+        .where('app_id', '=', appId)
+        .where('id', '=', id)
+        .where('status', 'in', [...from])
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toTransaction(row) : null;
+    },
+
+    async abandon(appId, id, from, patch) {
+      return inTransaction(db, async (trx) => {
+        const row = await trx
+          .updateTable('wallet_transactions')
+          .set({ status: 'abandoned', error: patch.error, updated_at: patch.updated_at })
+          .where('app_id', '=', appId)
+          .where('id', '=', id)
+          .where('status', 'in', [...from])
+          .returningAll()
+          .executeTakeFirst();
+        if (!row) return null;
+        const sequence = await trx
+          .selectFrom('wallet_nonces')
+          .select('released')
+          .where('wallet_id', '=', row.wallet_id)
+          .where('chain_id', '=', row.chain_id)
+          .forUpdate()
+          .executeTakeFirst();
+        if (sequence) {
+          const released = [...(fromJson(sequence.released) as number[]), Number(row.nonce)];
+          await trx
+            .updateTable('wallet_nonces')
+            .set({ released: toJson(released) })
+            .where('wallet_id', '=', row.wallet_id)
+            .where('chain_id', '=', row.chain_id)
+            .execute();
+        }
+        return toTransaction(row);
+      });
+    },
+
+    async get(appId, id) {
+      const row = await db
+        .selectFrom('wallet_transactions')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row ? toTransaction(row) : null;
+    },
+
+    findByIdempotencyKey: (appId, walletId, key) => byKey(db, appId, walletId, key),
+
+    async list(appId, walletId, { limit, before }) {
+      let q = db
+        .selectFrom('wallet_transactions')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('wallet_id', '=', walletId);
+      // An unknown cursor compares with null: an empty page.
+      if (before !== undefined)
+        q = q.where('seq', '<', (eb) =>
+          eb
+            .selectFrom('wallet_transactions')
+            .select('seq')
+            .where('app_id', '=', appId)
+            .where('wallet_id', '=', walletId)
+            .where('id', '=', before),
+        );
+      const rows = await q
+        .orderBy('seq', 'desc')
+        .limit(limit + 1)
+        .execute();
+      const page = rows.slice(0, limit).map(toTransaction);
+      return { transactions: page, next_cursor: rows.length > limit ? page.at(-1)!.id : null };
+    },
+
+    async listUnsent(appId, walletId, chainId) {
+      const rows = await db
+        .selectFrom('wallet_transactions')
+        .selectAll()
+        .where('wallet_id', '=', walletId)
+        .where('chain_id', '=', chainId)
+        .where('status', 'in', ['preparing', 'signed'])
+        .where('app_id', '=', appId)
+        .orderBy('nonce')
+        .execute();
+      return rows.map(toTransaction);
+    },
+  };
+  return repo;
+}

@@ -1,0 +1,144 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createLatchkey, type Latchkey } from '@latchkey/core';
+import { JsonRpcProvider, Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AnvilNode, startAnvil } from '../../core/test/anvil-node.js';
+import { DATABASE_URL, type Harness, postgresTarget, targets } from './targets.js';
+
+/**
+ * Sends from one wallet at once, on real storage against a real node (anvil): the nonce sequence
+ * in storage must hand out consecutive nonces with no gap and no collision, whatever the
+ * concurrency, across processes on Postgres. Anvil (through ethers) says what was mined.
+ */
+const SECRET = 'wallet-send-test-secret-0123456789abcdef';
+const CHAIN_ID = 31337;
+
+let node: AnvilNode;
+let provider: JsonRpcProvider;
+
+beforeAll(async () => {
+  node = await startAnvil(CHAIN_ID);
+  provider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true, cacheTimeout: -1 });
+});
+
+afterAll(async () => {
+  provider?.destroy();
+  await node?.stop();
+});
+
+const latchkeyOn = (h: Harness) =>
+  createLatchkey({
+    storage: h.storage,
+    secret: SECRET,
+    chains: { ethereum: { mainnet: { url: node.url, chainId: CHAIN_ID } } },
+  });
+
+/** An App with one funded ethereum wallet. */
+async function fundedWallet(latchkey: Latchkey) {
+  const keys = await latchkey.apps.create({ name: 'Sends' });
+  const user = await latchkey.users.create(keys.app_id, {});
+  const wallet = await latchkey.wallets.create(keys.app_id, {
+    user_id: user.user_id,
+    wallet_type: 'ethereum',
+  });
+  await provider.send('anvil_setBalance', [wallet.public_address, '0x8ac7230489e80000']); // 10 ETH
+  return { keys, wallet };
+}
+
+for (const target of targets) {
+  describe(`sends on ${target.name}`, () => {
+    it('50 concurrent sends from one wallet take 50 consecutive nonces, and all 50 mine', async () => {
+      const h = await target.open();
+      try {
+        const latchkey = latchkeyOn(h);
+        const { keys, wallet } = await fundedWallet(latchkey);
+        const to = Wallet.createRandom().address;
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, () =>
+            latchkey.walletTransactions.send(keys.app_id, wallet.id, {
+              eth_transaction: { chain_id: String(CHAIN_ID), to, value: '1' },
+            }),
+          ),
+        );
+        expect(answers.map((a) => a.nonce).sort((a, b) => a - b)).toEqual([...Array(50).keys()]);
+        expect(await provider.getTransactionCount(wallet.public_address)).toBe(50);
+        expect(await provider.getBalance(to)).toBe(50n);
+        const page = await latchkey.walletTransactions.list(keys.app_id, wallet.id, { limit: 100 });
+        expect(page.transactions).toHaveLength(50);
+        expect(new Set(page.transactions.map((t) => t.transaction_hash)).size).toBe(50);
+      } finally {
+        await h.dispose();
+      }
+    }, 120_000);
+
+    it('an idempotency key sent 10 times at once sends once', async () => {
+      const h = await target.open();
+      try {
+        const latchkey = latchkeyOn(h);
+        const { keys, wallet } = await fundedWallet(latchkey);
+        const to = Wallet.createRandom().address;
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, () =>
+            latchkey.walletTransactions.send(keys.app_id, wallet.id, {
+              eth_transaction: { chain_id: String(CHAIN_ID), to, value: '1' },
+              idempotency_key: 'pay-once',
+            }),
+          ),
+        );
+        expect(new Set(answers.map((a) => a.transaction_id)).size).toBe(1);
+        expect(await provider.getBalance(to)).toBe(1n);
+      } finally {
+        await h.dispose();
+      }
+    }, 60_000);
+  });
+}
+
+const runFixture = (env: Record<string, string>) => {
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=source',
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('./fixtures/send-many.ts', import.meta.url)),
+    ],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c));
+  return new Promise<{ code: number | null; out: string }>((r) =>
+    child.on('exit', (code) => r({ code, out: out.trim() })),
+  );
+};
+
+describe.skipIf(!DATABASE_URL)('two server processes on one Postgres', () => {
+  it('50 concurrent sends from one wallet between them: 50 distinct consecutive nonces, all mined', async () => {
+    const h = await postgresTarget.open();
+    try {
+      const { keys, wallet } = await fundedWallet(latchkeyOn(h));
+      const to = Wallet.createRandom().address;
+      const env = {
+        SCHEMA: h.schema,
+        SECRET,
+        SECRET_KEY: keys.secret_key,
+        RPC_URL: node.url,
+        CHAIN_ID: String(CHAIN_ID),
+        WALLET_ID: wallet.id,
+        TO: to,
+        COUNT: '25',
+      };
+      const runs = await Promise.all([runFixture(env), runFixture(env)]);
+      expect(runs.map((r) => r.code)).toEqual([0, 0]);
+      const nonces = runs.flatMap((r) => JSON.parse(r.out) as unknown[]);
+      expect([...nonces].sort((a, b) => Number(a) - Number(b))).toEqual([...Array(50).keys()]);
+      // Each process got some: they really interleaved on the one sequence.
+      expect(runs.every((r) => (JSON.parse(r.out) as unknown[]).length === 25)).toBe(true);
+      expect(await provider.getTransactionCount(wallet.public_address)).toBe(50);
+      expect(await provider.getBalance(to)).toBe(50n);
+    } finally {
+      await h.dispose();
+    }
+  }, 180_000);
+});

@@ -1,0 +1,196 @@
+import type { Storage, WalletTransactionRecord } from '@latchkey/core';
+import { describe, expect, it } from 'vitest';
+import { appWithUser, NOW, uid } from './fixtures.js';
+import { makeWallet } from './suite-wallets.js';
+
+export function makeWalletTransaction(
+  appId: string,
+  walletId: string,
+  over: Partial<WalletTransactionRecord> = {},
+): Omit<WalletTransactionRecord, 'nonce'> {
+  return {
+    id: uid('wtx'),
+    app_id: appId,
+    wallet_id: walletId,
+    chain_id: '1',
+    kind: 'send',
+    status: 'preparing',
+    to: '0x52908400098527886E0F7030069857D2E4169EE7',
+    // Beyond 2^64: wei amounts are exact at any size.
+    value: '123456789012345678901234567890',
+    data: '0xa9059cbb',
+    gas_limit: '21000',
+    max_fee_per_gas: '3000000000',
+    max_priority_fee_per_gas: '1000000000',
+    transaction_hash: null,
+    raw_transaction: null,
+    replaces: null,
+    replaced_by: null,
+    idempotency_key: null,
+    block_number: null,
+    gas_used: null,
+    effective_gas_price: null,
+    fee: null,
+    error: null,
+    created_at: NOW,
+    updated_at: NOW,
+    ...over,
+  };
+}
+
+/** Sent transactions and the nonce sequence behind them (exact under races). */
+export function walletTransactionRepoCases(storage: () => Storage, parallelism = 1): void {
+  const setup = async () => {
+    const base = await appWithUser(storage());
+    const wallet = makeWallet(base.app.id, base.user.id);
+    await base.s.wallets.insert(wallet);
+    return { ...base, wallet };
+  };
+
+  describe('wallet transactions', () => {
+    it('hands out consecutive nonces per wallet and chain, exactly when 30 inserts race', async () => {
+      const { s, app, wallet } = await setup();
+      const taken = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0),
+        ),
+      );
+      expect(taken.map((t) => t.transaction.nonce).sort((a, b) => a - b)).toEqual([...Array(30).keys()]);
+      expect(taken.every((t) => t.created)).toBe(true);
+      // Another chain has its own sequence; the chain's count raises the floor.
+      const other = await s.walletTransactions.insertWithNextNonce(
+        makeWalletTransaction(app.id, wallet.id, { chain_id: '137' }),
+        7,
+      );
+      expect(other.transaction.nonce).toBe(7);
+      const next = await s.walletTransactions.insertWithNextNonce(
+        makeWalletTransaction(app.id, wallet.id),
+        40,
+      );
+      expect(next.transaction.nonce).toBe(40);
+      void parallelism;
+    });
+
+    it('takes an abandoned nonce again first, unless the chain has moved past it', async () => {
+      const { s, app, wallet } = await setup();
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++)
+        ids.push(
+          (await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0))
+            .transaction.id,
+        );
+      const abandoned = await s.walletTransactions.abandon(app.id, ids[1]!, ['preparing'], {
+        error: 'policy_violation',
+        updated_at: NOW + 1,
+      });
+      expect(abandoned).toMatchObject({ status: 'abandoned', error: 'policy_violation', nonce: 1 });
+      // Not twice: the second abandon finds it moved.
+      expect(
+        await s.walletTransactions.abandon(app.id, ids[1]!, ['preparing'], { error: 'x', updated_at: NOW }),
+      ).toBeNull();
+      await s.walletTransactions.abandon(app.id, ids[2]!, ['preparing'], { error: 'x', updated_at: NOW });
+      const reuse = await s.walletTransactions.insertWithNextNonce(
+        makeWalletTransaction(app.id, wallet.id),
+        0,
+      );
+      expect(reuse.transaction.nonce).toBe(1);
+      // Nonce 2 was given back too, but the chain already counts 3: it went to something else.
+      const past = await s.walletTransactions.insertWithNextNonce(
+        makeWalletTransaction(app.id, wallet.id),
+        3,
+      );
+      expect(past.transaction.nonce).toBe(4);
+    });
+
+    it('keeps one transaction per idempotency key, whatever the race', async () => {
+      const { s, app, wallet } = await setup();
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          s.walletTransactions.insertWithNextNonce(
+            makeWalletTransaction(app.id, wallet.id, { idempotency_key: 'k1', chain_id: i % 2 ? '1' : '10' }),
+            0,
+          ),
+        ),
+      );
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.transaction.id)).size).toBe(1);
+      const found = await s.walletTransactions.findByIdempotencyKey(app.id, wallet.id, 'k1');
+      expect(found?.id).toBe(results[0]!.transaction.id);
+      expect(await s.walletTransactions.findByIdempotencyKey(app.id, wallet.id, 'k2')).toBeNull();
+    });
+
+    it('moves a transaction only from the statuses named, once, and stores every field exactly', async () => {
+      const { s, app, wallet } = await setup();
+      const other = await setup();
+      const { transaction } = await s.walletTransactions.insertWithNextNonce(
+        makeWalletTransaction(app.id, wallet.id),
+        0,
+      );
+      expect(await s.walletTransactions.get(app.id, transaction.id)).toEqual(transaction);
+      expect(await s.walletTransactions.get(other.app.id, transaction.id)).toBeNull();
+      const signed = await s.walletTransactions.transition(app.id, transaction.id, ['preparing'], {
+        status: 'signed',
+        raw_transaction: '0x02f8',
+        transaction_hash: `0x${'ab'.repeat(32)}`,
+        updated_at: NOW + 1,
+      });
+      expect(signed).toEqual({
+        ...transaction,
+        status: 'signed',
+        raw_transaction: '0x02f8',
+        transaction_hash: `0x${'ab'.repeat(32)}`,
+        updated_at: NOW + 1,
+      });
+      expect(await s.walletTransactions.listUnsent(app.id, wallet.id, '1')).toEqual([signed]);
+      const racing = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          s.walletTransactions.transition(app.id, transaction.id, ['signed'], { status: 'submitted' }),
+        ),
+      );
+      expect(racing.filter(Boolean)).toHaveLength(1);
+      const confirmed = await s.walletTransactions.transition(app.id, transaction.id, ['submitted'], {
+        status: 'confirmed',
+        block_number: '19000000',
+        gas_used: '21000',
+        effective_gas_price: '1000000007',
+        fee: '21000000147000',
+        raw_transaction: null,
+      });
+      expect(confirmed).toMatchObject({ status: 'confirmed', fee: '21000000147000', raw_transaction: null });
+      expect(await s.walletTransactions.listUnsent(app.id, wallet.id, '1')).toEqual([]);
+      expect(
+        await s.walletTransactions.transition(other.app.id, transaction.id, ['confirmed'], {
+          status: 'failed',
+        }),
+      ).toBeNull();
+    });
+
+    it('lists a wallet’s transactions newest first, a page at a time, replacements included', async () => {
+      const { s, app, wallet } = await setup();
+      const first = (
+        await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0)
+      ).transaction;
+      const replacement = {
+        ...makeWalletTransaction(app.id, wallet.id, { kind: 'speed_up', replaces: first.id }),
+        nonce: first.nonce,
+      };
+      await s.walletTransactions.insert(replacement);
+      const third = (
+        await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0)
+      ).transaction;
+      expect(third.nonce).toBe(1);
+      const page = await s.walletTransactions.list(app.id, wallet.id, { limit: 2 });
+      expect(page.transactions.map((t) => t.id)).toEqual([third.id, replacement.id]);
+      expect(page.next_cursor).toBe(replacement.id);
+      const rest = await s.walletTransactions.list(app.id, wallet.id, {
+        limit: 2,
+        before: page.next_cursor!,
+      });
+      expect(rest).toEqual({ transactions: [first], next_cursor: null });
+      expect(
+        (await s.walletTransactions.list(app.id, wallet.id, { limit: 2, before: 'wtx_unknown' }))
+          .transactions,
+      ).toEqual([]);
+    });
+  });
+}
