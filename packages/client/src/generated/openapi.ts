@@ -30,7 +30,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -39,7 +39,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -57,7 +57,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -121,7 +121,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -130,7 +130,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -166,7 +166,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -220,7 +220,7 @@ export interface paths {
                         "application/json": components["schemas"]["MagicLinkAuthenticateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -229,7 +229,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -238,7 +238,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -265,7 +265,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -323,7 +323,7 @@ export interface paths {
                         "application/json": components["schemas"]["MagicLinkLoginOrCreateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -332,7 +332,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -359,7 +359,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -426,7 +426,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -435,7 +435,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -453,7 +453,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -489,7 +489,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -556,7 +556,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -565,7 +565,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -583,7 +583,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -619,7 +619,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -686,7 +686,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -695,7 +695,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -713,7 +713,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -749,7 +749,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -816,7 +816,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -825,7 +825,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -843,7 +843,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -879,7 +879,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -946,7 +946,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -955,7 +955,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -964,7 +964,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -991,7 +991,710 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/passwords/authenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in by email and password; optionally create or extend a session */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AuthenticatePasswordRequest"];
+                };
+            };
+            responses: {
+                /** @description The user and the session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PasswordSignedInResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/passwords/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a user with an email and password (the public token only where the App allows sign-up by password) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreatePasswordRequest"];
+                };
+            };
+            responses: {
+                /** @description The user, and the session when asked (never to a public sign-up in notice mode) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PasswordSignedInResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_wallet`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/passwords/email/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with a reset link's token (once); verifies the email */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PasswordResetByEmailRequest"];
+                };
+            };
+            responses: {
+                /** @description The user and the session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PasswordSignedInResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/passwords/email/reset/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email a password reset link (the same answer whether or not a user has the address) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PasswordResetStartRequest"];
+                };
+            };
+            responses: {
+                /** @description The address the link went to, if a user has it */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PasswordResetStartResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/passwords/existing_password/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change a password by giving the current one */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PasswordResetByExistingRequest"];
+                };
+            };
+            responses: {
+                /** @description The user and the session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PasswordSignedInResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/passwords/migrate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import a user's password hash from another system, creating the user when the email is new */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MigratePasswordRequest"];
+                };
+            };
+            responses: {
+                /** @description The user the hash was stored for */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MigratePasswordResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/passwords/session/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set the password of a session's user, when the session's last sign-in is recent */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PasswordResetBySessionRequest"];
+                };
+            };
+            responses: {
+                /** @description The session, which stays */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuthenticateSessionResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1049,7 +1752,7 @@ export interface paths {
                         "application/json": components["schemas"]["StrengthCheckResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1058,7 +1761,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1076,7 +1779,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1103,7 +1806,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1161,7 +1864,7 @@ export interface paths {
                         "application/json": components["schemas"]["AuthenticateSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1170,7 +1873,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1197,7 +1900,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1249,7 +1952,7 @@ export interface paths {
                         "application/json": components["schemas"]["JWKS"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1258,7 +1961,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1267,7 +1970,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1323,7 +2026,7 @@ export interface paths {
                         "application/json": components["schemas"]["JWKS"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1332,7 +2035,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1341,7 +2044,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1350,7 +2053,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1410,7 +2113,7 @@ export interface paths {
                         "application/json": components["schemas"]["RevokeSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1419,7 +2122,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1446,7 +2149,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1504,7 +2207,7 @@ export interface paths {
                         "application/json": components["schemas"]["TotpSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1513,7 +2216,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1531,7 +2234,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1558,7 +2261,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1616,7 +2319,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateTotpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1625,7 +2328,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1643,7 +2346,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1679,7 +2382,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1737,7 +2440,7 @@ export interface paths {
                         "application/json": components["schemas"]["TotpSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1746,7 +2449,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1764,7 +2467,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1791,7 +2494,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1849,7 +2552,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyTotpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1858,7 +2561,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1876,7 +2579,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1912,7 +2615,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1970,7 +2673,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateUserResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1979,7 +2682,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2024,7 +2727,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2078,7 +2781,7 @@ export interface paths {
                         "application/json": components["schemas"]["User"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2087,7 +2790,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2105,7 +2808,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2114,7 +2817,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2173,7 +2876,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2182,7 +2885,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2200,7 +2903,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2209,7 +2912,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2265,7 +2968,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2274,7 +2977,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2292,7 +2995,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2301,7 +3004,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2357,7 +3060,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2366,7 +3069,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2384,7 +3087,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2393,7 +3096,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2449,7 +3152,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2458,7 +3161,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2476,7 +3179,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2485,7 +3188,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2542,7 +3245,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletChallengeResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2551,7 +3254,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2569,7 +3272,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2596,7 +3299,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2654,7 +3357,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyWalletResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2663,7 +3366,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2699,7 +3402,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2760,7 +3463,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnAuthenticationBeginResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2769,7 +3472,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2787,7 +3490,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2814,7 +3517,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2872,7 +3575,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnAuthenticationCompleteResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2881,7 +3584,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2908,7 +3611,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2969,7 +3672,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnRegistrationBeginResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2978,7 +3681,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2996,7 +3699,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3023,7 +3726,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3084,7 +3787,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnRegistrationCreateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3093,7 +3796,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3111,7 +3814,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3147,7 +3850,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3205,7 +3908,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListEventsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3214,7 +3917,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3232,7 +3935,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3288,7 +3991,7 @@ export interface paths {
                         "application/json": components["schemas"]["EventDetail"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3297,7 +4000,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3315,7 +4018,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3324,7 +4027,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3386,7 +4089,7 @@ export interface paths {
                         "application/json": components["schemas"]["RedeliverResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3395,7 +4098,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3413,7 +4116,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3440,7 +4143,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3492,7 +4195,7 @@ export interface paths {
                         "application/json": components["schemas"]["Health"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3501,7 +4204,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3510,7 +4213,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3572,7 +4275,7 @@ export interface paths {
                         "application/json": components["schemas"]["ExportWalletResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3581,7 +4284,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3599,7 +4302,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3626,7 +4329,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3686,7 +4389,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3695,7 +4398,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3713,7 +4416,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3749,7 +4452,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3836,7 +4539,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignMessageResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3845,7 +4548,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3863,7 +4566,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3890,7 +4593,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3950,7 +4653,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3959,7 +4662,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3977,7 +4680,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4004,7 +4707,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4064,7 +4767,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignTypedDataResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4073,7 +4776,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4091,7 +4794,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4118,7 +4821,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4177,7 +4880,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletSignaturesResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4186,7 +4889,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4204,7 +4907,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4213,7 +4916,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4274,7 +4977,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletTransactionsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4283,7 +4986,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4301,7 +5004,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4310,7 +5013,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4367,7 +5070,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletTransaction"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4376,7 +5079,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4394,7 +5097,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4403,7 +5106,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4493,7 +5196,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4502,7 +5205,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4520,7 +5223,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4556,7 +5259,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4644,7 +5347,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4653,7 +5356,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4671,7 +5374,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4707,7 +5410,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4792,7 +5495,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletBalanceResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4801,7 +5504,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4819,7 +5522,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4846,7 +5549,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4931,7 +5634,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wallet"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4940,7 +5643,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4958,7 +5661,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4985,7 +5688,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5043,7 +5746,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wallet"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5052,7 +5755,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5070,7 +5773,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5106,7 +5809,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5164,7 +5867,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5173,7 +5876,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5191,7 +5894,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5251,7 +5954,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletPoliciesResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5260,7 +5963,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5278,7 +5981,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5322,7 +6025,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5331,7 +6034,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5349,7 +6052,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5385,7 +6088,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5439,7 +6142,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5448,7 +6151,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5466,7 +6169,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5475,7 +6178,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5518,7 +6221,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeleteWalletPolicyResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5527,7 +6230,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5545,7 +6248,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5554,7 +6257,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5601,7 +6304,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5610,7 +6313,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5628,7 +6331,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5655,7 +6358,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5703,7 +6406,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5712,7 +6415,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5730,7 +6433,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5774,7 +6477,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreatedWebhookEndpoint"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5783,7 +6486,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5819,7 +6522,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5876,7 +6579,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5885,7 +6588,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5903,7 +6606,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5912,7 +6615,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `totp_locked`, `recovery_code_locked`, `rate_limited` */
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5985,6 +6688,22 @@ export interface components {
                     otp_email_text: string;
                     /** @default {{code}} is your {{app_name}} code. It expires in {{minutes}} minutes. */
                     otp_sms: string;
+                    /** @default <p>Choose a new {{app_name}} password:</p><p><a href="{{url}}">Reset password</a></p><p>The link works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email: your password stays as it is.</p> */
+                    password_reset_email_html: string;
+                    /** @default Reset your {{app_name}} password */
+                    password_reset_email_subject: string;
+                    /**
+                     * @default Choose a new {{app_name}} password with this link:
+                     *
+                     *     {{url}}
+                     *
+                     *     It works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email: your password stays as it is.
+                     */
+                    password_reset_email_text: string;
+                    /** @default Someone tried to sign up to {{app_name}} with your address */
+                    password_signup_notice_subject: string;
+                    /** @default Someone tried to create a {{app_name}} account with this email address, which already has one. If it was you, sign in instead, or reset your password. If it was not, you need do nothing. */
+                    password_signup_notice_text: string;
                 };
                 /** @default {} */
                 otp: {
@@ -6000,8 +6719,32 @@ export interface components {
                 };
                 /** @default {} */
                 passwords: {
+                    /** @default 15 */
+                    lockout_minutes: number;
+                    /** @default 10 */
+                    max_failures: number;
                     /** @default 3 */
                     min_score: number;
+                    /** @default {} */
+                    per_ip: {
+                        /** @default 100 */
+                        limit: number;
+                        /** @default 600 */
+                        window_seconds: number;
+                    };
+                    /** @default false */
+                    public_signup: boolean;
+                    /** @default 30 */
+                    reset_expiration_minutes: number;
+                    /** @default true */
+                    revoke_sessions_on_change: boolean;
+                    /** @default 5 */
+                    session_reset_max_age_minutes: number;
+                    /**
+                     * @default notice
+                     * @enum {string}
+                     */
+                    taken_email: "notice" | "conflict";
                 };
                 /** @default {} */
                 rate_limits: {
@@ -6065,9 +6808,13 @@ export interface components {
                     /** Format: uri */
                     default_login?: string;
                     /** Format: uri */
+                    default_reset_password?: string;
+                    /** Format: uri */
                     default_signup?: string;
                     /** @default [] */
                     login: string[];
+                    /** @default [] */
+                    reset_password: string[];
                     /** @default [] */
                     signup: string[];
                 };
@@ -6148,6 +6895,16 @@ export interface components {
         AppSettingsPatch: {
             [key: string]: unknown;
         };
+        AuthenticatePasswordRequest: {
+            device_fingerprint?: components["schemas"]["DeviceFingerprint"];
+            email: string;
+            /** @description 1 to 256 characters; never stored or logged. */
+            password: string;
+            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
+            session_expires_in?: number;
+            session_jwt?: string;
+            session_token?: string;
+        };
         AuthenticateSessionRequest: {
             /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
             session_expires_in?: number;
@@ -6172,6 +6929,16 @@ export interface components {
         CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
             /** @description The `whsec_…` signing secret; shown only here. */
             secret: string;
+        };
+        CreatePasswordRequest: {
+            device_fingerprint?: components["schemas"]["DeviceFingerprint"];
+            email: string;
+            /** @description 1 to 256 characters; never stored or logged. */
+            password: string;
+            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
+            session_expires_in?: number;
+            session_jwt?: string;
+            session_token?: string;
         };
         CreateTotpRequest: {
             /** @description Minutes within which the TOTP must be verified to become active, 5–2160; 30 when absent. The spec types it as a string; a numeric string or an integer are both accepted. */
@@ -6254,7 +7021,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_recipient_key" | "invalid_transaction" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "invalid_webhook_url" | "webhook_url_not_allowed" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "token_wallet_type_mismatch" | "token_not_on_network" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "invalid_wallet_address" | "unauthorized" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "device_fingerprint_mismatch" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "session_not_found" | "session_required" | "invalid_session_jwt" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "totp_not_found" | "wallet_not_found" | "policy_not_found" | "transaction_not_found" | "webauthn_credential_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "magic_link_not_found" | "otp_code_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "totp_already_active" | "policy_limit_reached" | "nonce_conflict" | "transaction_not_replaceable" | "duplicate_wallet" | "duplicate_webauthn_credential" | "wallet_belongs_to_another_user" | "request_too_large" | "unsupported_media_type" | "totp_locked" | "recovery_code_locked" | "rate_limited" | "internal_error" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "weak_password" | "breached_password" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_recipient_key" | "invalid_transaction" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "invalid_webhook_url" | "webhook_url_not_allowed" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "token_wallet_type_mismatch" | "token_not_on_network" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "invalid_wallet_address" | "unauthorized" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "device_fingerprint_mismatch" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "session_not_found" | "session_required" | "invalid_session_jwt" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "totp_not_found" | "wallet_not_found" | "policy_not_found" | "transaction_not_found" | "webauthn_credential_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "password_reset_not_found" | "magic_link_not_found" | "otp_code_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "totp_already_active" | "policy_limit_reached" | "nonce_conflict" | "transaction_not_replaceable" | "duplicate_wallet" | "duplicate_webauthn_credential" | "wallet_belongs_to_another_user" | "request_too_large" | "unsupported_media_type" | "totp_locked" | "recovery_code_locked" | "password_locked" | "rate_limited" | "internal_error" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;
@@ -6341,7 +7108,7 @@ export interface components {
             event: components["schemas"]["Event"];
         };
         /** @enum {string} */
-        EventType: "user.created" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "wallet.transaction.sent" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.transaction.replaced" | "webhook_endpoint.disabled";
+        EventType: "user.created" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "password.created" | "password.changed" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "wallet.transaction.sent" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.transaction.replaced" | "webhook_endpoint.disabled";
         ExportWalletRequest: {
             /** @description P-256 (SEC1, 33 or 65 bytes) or X25519 (32 bytes) public key, hex or base64url; the key is encrypted to it. */
             recipient_public_key: string;
@@ -6354,7 +7121,7 @@ export interface components {
             scheme: string;
             wallet_id: string;
         };
-        Factor: components["schemas"]["SmsOtpFactor"] | components["schemas"]["EmailOtpFactor"] | components["schemas"]["MagicLinkFactor"] | components["schemas"]["TotpFactor"] | components["schemas"]["RecoveryCodeFactor"] | components["schemas"]["WebAuthnFactor"] | components["schemas"]["WalletFactor"];
+        Factor: components["schemas"]["SmsOtpFactor"] | components["schemas"]["EmailOtpFactor"] | components["schemas"]["MagicLinkFactor"] | components["schemas"]["TotpFactor"] | components["schemas"]["RecoveryCodeFactor"] | components["schemas"]["WebAuthnFactor"] | components["schemas"]["PasswordFactor"] | components["schemas"]["WalletFactor"];
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -6471,10 +7238,109 @@ export interface components {
             user_created: boolean;
             user_id: string;
         };
+        MigratePasswordRequest: {
+            email: string;
+            /** @description The hash as the old system stored it: a PHC string for argon2id/argon2i, $2a$/$2b$/$2y$ for bcrypt, Better Auth's "salt:key" or Firebase's base64 hash for scrypt, Django's pbkdf2_sha256$iterations$salt$hash for PBKDF2, hex for md5 and sha1. */
+            hash: string;
+            /**
+             * @description The algorithm that made `hash`.
+             * @enum {string}
+             */
+            hash_type: "argon2id" | "argon2i" | "bcrypt" | "scrypt" | "pbkdf2_sha256" | "pbkdf2_sha512" | "md5" | "sha1";
+            /** @description md5 and sha1 (required): the salt as text. scrypt with format firebase (required): the user's base64 salt. */
+            salt?: string;
+            /**
+             * @description md5 and sha1: whether the salt came before (prefix, the default) or after the password.
+             * @enum {string}
+             */
+            salt_position?: "prefix" | "suffix";
+            /** @description scrypt's parameters. Default: Better Auth's ({ format: 'better_auth' }). */
+            scrypt?: {
+                /** @enum {string} */
+                format: "better_auth";
+                /** @description scrypt N, a power of two. Default 16384. */
+                n?: number;
+                /** @description scrypt p. Default 1. */
+                p?: number;
+                /** @description scrypt r. Default 16. */
+                r?: number;
+            } | {
+                /** @enum {string} */
+                format: "firebase";
+                /** @description The project's mem_cost (N = 2^mem_cost), e.g. 14. */
+                mem_cost: number;
+                /** @description The project's rounds (scrypt r), e.g. 8. */
+                rounds: number;
+                /** @description The project's base64_salt_separator. Default Bw==. */
+                salt_separator?: string;
+                /** @description The project's base64_signer_key. */
+                signer_key: string;
+            };
+        };
+        MigratePasswordResponse: {
+            email_id: string;
+            user_created: boolean;
+            user_id: string;
+        };
+        PasswordFactor: {
+            /** @enum {string} */
+            delivery_channel: "knowledge";
+            method: components["schemas"]["EmailFactorMethod"];
+            /** @enum {string} */
+            type: "password";
+        };
         PasswordFeedback: {
             suggestions: string[];
             /** @description Why the password is weak; empty when it is not. */
             warning: string;
+        };
+        PasswordResetByEmailRequest: {
+            device_fingerprint?: components["schemas"]["DeviceFingerprint"];
+            /** @description 1 to 256 characters; never stored or logged. */
+            password: string;
+            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
+            session_expires_in?: number;
+            session_jwt?: string;
+            session_token?: string;
+            token: string;
+        };
+        PasswordResetByExistingRequest: {
+            device_fingerprint?: components["schemas"]["DeviceFingerprint"];
+            email: string;
+            /** @description 1 to 256 characters; never stored or logged. */
+            existing_password: string;
+            /** @description 1 to 256 characters; never stored or logged. */
+            new_password: string;
+            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
+            session_expires_in?: number;
+            session_jwt?: string;
+            session_token?: string;
+        };
+        PasswordResetBySessionRequest: {
+            /** @description 1 to 256 characters; never stored or logged. */
+            password: string;
+            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
+            session_expires_in?: number;
+            session_jwt?: string;
+            session_token?: string;
+        };
+        PasswordResetStartRequest: {
+            email: string;
+            /** @description Minutes the link works, 5–10080; the App's setting (30) when absent. */
+            expiration_minutes?: number;
+            /** @description Where the link leads, one of the App's redirect_urls.reset_password; its default_reset_password when absent. */
+            reset_redirect_url?: string;
+        };
+        PasswordResetStartResponse: {
+            /** @description The address as normalised. The answer is the same whether or not a user has it: the link goes only to a user. */
+            email: string;
+        };
+        PasswordSignedInResponse: {
+            email_id: string;
+            session?: components["schemas"]["Session"];
+            session_jwt?: string;
+            session_token?: string;
+            user_id: string;
         };
         PhoneNumberFactorMethod: {
             /** @description Unix seconds: when this proof was made. */
@@ -7331,6 +8197,12 @@ export type PublicRoute =
   | 'post /v1/auth/otps/sms/login_or_create'
   | 'post /v1/auth/otps/sms/send'
   | 'post /v1/auth/otps/verify'
+  | 'post /v1/auth/passwords/authenticate'
+  | 'post /v1/auth/passwords/create'
+  | 'post /v1/auth/passwords/email/reset'
+  | 'post /v1/auth/passwords/email/reset/start'
+  | 'post /v1/auth/passwords/existing_password/reset'
+  | 'post /v1/auth/passwords/session/reset'
   | 'post /v1/auth/passwords/strength_check'
   | 'post /v1/auth/sessions/authenticate'
   | 'post /v1/auth/sessions/revoke'
