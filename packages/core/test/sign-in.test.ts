@@ -330,7 +330,7 @@ describe('the Factor schema', () => {
     expect(factorSchema.safeParse({ ...sms, type: 'password' }).success).toBe(false);
   });
 
-  it('is one of seven shapes in the OpenAPI document, with the spec phone-number method fields', () => {
+  it('is one of eight shapes in the OpenAPI document, with the spec phone-number method fields', () => {
     const doc = createLatchkey({ storage: memoryStorage(), secret: TEST_SECRET }).openapi() as {
       components: { schemas: Record<string, { oneOf?: { $ref: string }[]; properties?: object }> };
     };
@@ -342,6 +342,7 @@ describe('the Factor schema', () => {
       'TotpFactor',
       'RecoveryCodeFactor',
       'WebAuthnFactor',
+      'PasswordFactor',
       'WalletFactor',
     ]);
     expect(Object.keys(schemas.PhoneNumberFactorMethod?.properties ?? {}).sort()).toEqual(

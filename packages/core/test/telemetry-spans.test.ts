@@ -306,13 +306,17 @@ describe.each(storageBackends())('spans on $name', (backend) => {
     const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
     const storageSpans = spans.filter((s) => s.name.startsWith('latchkey.storage '));
     expect(storageSpans.length).toBeGreaterThan(calls.length);
-    expect(storageSpans.map((s) => s.name)).toEqual(
-      expect.arrayContaining([
-        'latchkey.storage otps.consume',
-        'latchkey.storage sessions.insert',
-        'latchkey.storage transaction',
-      ]),
-    );
+    // A storage may offer the one-round-trip `…WithEvents` form of a write or only the plain one.
+    const storageNames = storageSpans.map((s) => s.name);
+    for (const call of [
+      /^latchkey\.storage otps\.consume/,
+      /^latchkey\.storage sessions\.insert/,
+      /^latchkey\.storage transaction$/,
+    ])
+      expect(
+        storageNames.some((name) => call.test(name)),
+        String(call),
+      ).toBe(true);
     for (const span of storageSpans) {
       let parent = byId.get(span.parentSpanContext?.spanId ?? '');
       while (parent && parent.kind !== 1) parent = byId.get(parent.parentSpanContext?.spanId ?? '');
