@@ -1,20 +1,30 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppKeys, Latchkey } from '@latchkey/core';
-import { MAGIC_LINK_PAGE } from './pages.js';
+import { MAGIC_LINK_PAGE, RESET_PASSWORD_PAGE } from './pages.js';
 import { readJsonWhenComplete } from './secrets.js';
 
 /**
  * The settings that make every flow of the example work on localhost out of the box: magic
- * links lead to the server's own page, and `localhost` (any port) is a WebAuthn relying party.
+ * links and password reset links lead to the server's own pages, the sign-in page may sign up
+ * by password with the public token, and `localhost` (any port) is a WebAuthn relying party.
  * Applied at every start, since the port may change.
  */
 export async function configureDemoApp(latchkey: Latchkey, appId: string, serverUrl: string): Promise<void> {
   const app = await latchkey.apps.get(appId);
   const page = `${serverUrl}${MAGIC_LINK_PAGE}`;
+  const reset = `${serverUrl}${RESET_PASSWORD_PAGE}`;
   await latchkey.apps.updateSettings(appId, {
     ...app.settings,
-    redirect_urls: { login: [page], signup: [page], default_login: page, default_signup: page },
+    redirect_urls: {
+      login: [page],
+      signup: [page],
+      default_login: page,
+      default_signup: page,
+      reset_password: [reset],
+      default_reset_password: reset,
+    },
+    passwords: { ...app.settings.passwords, public_signup: true },
     webauthn: {
       ...app.settings.webauthn,
       allowed_domains: [...new Set([...app.settings.webauthn.allowed_domains, 'localhost'])],

@@ -3,11 +3,12 @@ import { type Router as ExpressRouter, Router } from 'express';
 import { clientPage } from './page-layout.js';
 
 export const MAGIC_LINK_PAGE = '/magic-link';
+export const RESET_PASSWORD_PAGE = '/reset-password';
 
 /**
- * The demo App's own pages, all on @latchkey/client: the sign-in page at `/` and the magic-link
- * landing page where links lead. A GET never consumes a token, so mail scanners that follow
- * links do no harm: the page's script authenticates it.
+ * The demo App's own pages, all on @latchkey/client: the sign-in page at `/`, the magic-link
+ * landing page where links lead, and the page where a password reset link leads. A GET never
+ * consumes a token, so mail scanners that follow links do no harm: the page's script spends it.
  */
 export function demoPages(keys: AppKeys): ExpressRouter {
   const router = Router();
@@ -17,6 +18,11 @@ export function demoPages(keys: AppKeys): ExpressRouter {
   router.get(MAGIC_LINK_PAGE, (_req, res) => {
     res.type('html').send(clientPage('Signing you in…', keys.public_token, '', magicLinkScript));
   });
+  router.get(RESET_PASSWORD_PAGE, (_req, res) => {
+    res
+      .type('html')
+      .send(clientPage('Choose a new password', keys.public_token, resetPasswordBody, resetPasswordScript));
+  });
   return router;
 }
 
@@ -24,6 +30,10 @@ const signInBody = `<p>The API is under <code>/v1</code> (see <a href="/v1/opena
 <section><h2>Email passcode</h2>
 <input id="otp-email" type="email" placeholder="you@example.com"> <button id="otp-send">Send code</button><br>
 <input id="otp-code" inputmode="numeric" placeholder="123456"> <button id="otp-verify">Sign in</button></section>
+<section><h2>Email and password</h2>
+<input id="pw-email" type="email" autocomplete="username" placeholder="you@example.com">
+<input id="pw-password" type="password" autocomplete="current-password" placeholder="password"><br>
+<button id="pw-signup">Sign up</button> <button id="pw-signin">Sign in</button> <button id="pw-forgot">Forgot password</button></section>
 <section><h2>Magic link</h2>
 <input id="magic-email" type="email" placeholder="you@example.com"> <button id="magic-send">Email me a link</button></section>
 <section><h2>Passkey</h2><button id="passkey-signin">Sign in with a passkey</button> (open at <code>localhost</code>)</section>
@@ -40,6 +50,15 @@ run('otp-send', async () => {
   return sent;
 }, 'code-sent');
 run('otp-verify', () => lk.otps.verify({ method_id: methodId, otp: $('otp-code').value.trim() }), 'signed-in');
+const credentials = () => ({ email: $('pw-email').value, password: $('pw-password').value });
+// A public sign-up answers alike for a new address and a taken one, and opens no session for
+// either (no one learns which addresses have accounts): the page signs in next.
+run('pw-signup', async () => {
+  await lk.passwords.create(credentials());
+  return lk.passwords.authenticate(credentials());
+}, 'signed-up');
+run('pw-signin', () => lk.passwords.authenticate(credentials()), 'signed-in');
+run('pw-forgot', () => lk.passwords.email.resetStart({ email: $('pw-email').value }), 'reset-sent');
 run('magic-send', () => lk.magicLinks.email.loginOrCreate({ email: $('magic-email').value }), 'link-sent');
 run('passkey-signin', () => lk.passkeys.signIn(), 'signed-in');
 run('totp-enrol', async () => {
@@ -81,3 +100,16 @@ try {
   heading.textContent = 'This link did not work';
   show('failed', err.status + ' ' + err.error_type + ': ' + err.message);
 }`;
+
+const resetPasswordBody = `<section><input id="reset-password" type="password" autocomplete="new-password" placeholder="new password">
+<button id="reset-submit">Set password</button></section>`;
+
+// The token leaves the address bar at once (a reload or a shared URL does not carry it) and is
+// spent only on submit: a refused password leaves the link usable, so the user can try another.
+const resetPasswordScript = `const token = new URL(location.href).searchParams.get('token');
+if (token) history.replaceState(history.state, '', location.pathname);
+else show('no-token', 'Open the link from your email.');
+run('reset-submit', () => {
+  if (!token) throw Object.assign(new Error('Open the link from your email.'), { status: 0, error_type: 'no_token' });
+  return lk.passwords.email.reset({ token, password: $('reset-password').value });
+}, 'password-reset');`;

@@ -96,7 +96,7 @@ describe("the example server's own routes", () => {
   });
 
   it('answers a malformed JSON body, a missing file and odd requests in the documented shape', async () => {
-    for (const route of ['/', '/passkeys', '/magic-link', '/passkeys/register/begin']) {
+    for (const route of ['/', '/passkeys', '/magic-link', '/reset-password', '/passkeys/register/begin']) {
       const res = await fetch(`${server.url}${route}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
