@@ -8,6 +8,7 @@ import { startChild } from './child.js';
 import { PRIMITIVE_OF, signingPrimitiveRates } from './ed25519-rate.js';
 import { type Measurement, measureInRounds, type Target } from './measure.js';
 import { passwordHashingRates } from './password-hashing-rates.js';
+import { passwordSignInRates } from './password-sign-in-rates.js';
 import { peerSignInTargets } from './peer-sign-in-targets.js';
 import { sessionCheckRates } from './session-check-rate.js';
 import { signInTargets } from './sign-in-targets.js';
@@ -203,10 +204,19 @@ try {
     !only || only.test('tracing') ? await tracingCostRates(1, connections, Math.max(12, rounds * 6)) : [];
   results.push(...tracing);
   results.push(...(await signingPrimitiveRates(Math.min(duration, 3))));
+  const byPassword =
+    !only || only.test('password')
+      ? await passwordSignInRates(
+          { url, secretKey: secret_key, publicToken: public_token, call },
+          peer?.info.url,
+          { seconds: duration, connections },
+        )
+      : undefined;
   // Password hashing last: its worker threads and 50-deep bursts would load the other rows.
   const passwords =
     !only || only.test('password') ? await passwordHashingRates(Math.min(duration, 5)) : undefined;
   if (passwords) results.push(...passwords.rows);
+  if (byPassword) results.push(...byPassword.rows);
   const ceiling = results.find((r) => r.name === 'bare Express')!.requests_per_second;
   // A row measured in rounds carries its own ratio (each round against that round's bare route);
   // the in-process rows are compared with the bare route's mean.
@@ -263,6 +273,7 @@ try {
       ),
     );
   if (passwords) console.log(`\nPassword hashing (issue 32):\n  ${passwords.summary.join('\n  ')}`);
+  if (byPassword) console.log(`  ${byPassword.summary(results).join('\n  ')}`);
   const report = {
     at: new Date().toISOString(),
     storage: server.info.storage,
