@@ -18,7 +18,8 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
  * Issue 36's framework rows: for Hono and Fastify, a host route behind the package's
  * `requireSession` (jwt mode, then token mode) ÷ the same framework's bare route, each server its
  * own process (`framework-servers.ts`) under autocannon from this one, as the Express host rows.
- * The rows run in rounds, forward then backward, each framework's bare row beside its protected
+ * Beside them, a route of the bare process behind a middleware that only sets a value: what the
+ * framework itself charges for any middleware. The rows run in rounds, forward then backward, each framework's bare row beside its protected
  * ones; a row's `vs_bare_framework` is the mean of its ratios to its framework's bare row of the
  * same round. `only` (BENCH_ONLY) picks frameworks by row name; none chosen, nothing starts.
  */
@@ -30,6 +31,7 @@ export async function frameworkHostRates(options: {
 }): Promise<{ rows: Measurement[]; summary: string[] }> {
   const rowNames = (label: string) => ({
     bare: `bare ${label}`,
+    middleware: `${label} route, no-op middleware`,
     jwt: `host ${label} route, requireSession (jwt mode)`,
     token: `host ${label} route, requireSession (token mode)`,
   });
@@ -50,6 +52,8 @@ export async function frameworkHostRates(options: {
       groups.push({
         bare: { name: names.bare, url: `${bare.info.url}/bare` },
         protected: [
+          // What the framework charges for any middleware before Latchkey's: the floor of the two below.
+          { name: names.middleware, url: `${bare.info.url}/middleware` },
           {
             name: names.jwt,
             url: `${host.info.url}/jwt/me`,

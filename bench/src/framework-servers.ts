@@ -32,6 +32,15 @@ if (framework === 'hono') {
   const { serve } = await import('@hono/node-server');
   const app = new Hono();
   app.get('/bare', (c) => c.json({ status: 'ok' }));
+  // What any middleware costs on Hono, before Latchkey: one that only sets a variable.
+  app.get(
+    '/middleware',
+    (c, next) => {
+      c.set('auth' as never, { user_id: 'user_x' } as never);
+      return next();
+    },
+    (c) => c.json({ user_id: (c.var as { auth?: { user_id: string } }).auth?.user_id }),
+  );
   if (host) {
     const { requireSession } = await import('@latchkey/hono');
     const routes = new Hono<import('@latchkey/hono').LatchkeyEnv>();
@@ -49,6 +58,17 @@ if (framework === 'hono') {
   const { default: fastify } = await import('fastify');
   const app = fastify();
   app.get('/bare', async () => ({ status: 'ok' }));
+  // What any onRequest hook costs on Fastify, before Latchkey: one that only sets a property.
+  app.get(
+    '/middleware',
+    {
+      onRequest: (request, _reply, done) => {
+        (request as unknown as { who: string }).who = 'user_x';
+        done();
+      },
+    },
+    async (request) => ({ user_id: (request as unknown as { who: string }).who }),
+  );
   if (host) {
     const { latchkeyPlugin, requireSession } = await import('@latchkey/fastify');
     // The plugin declares `request.auth`; its `/v1` routes are not measured here.
