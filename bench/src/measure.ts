@@ -27,6 +27,8 @@ export interface Measurement {
   total: number;
   /** Set when measured in rounds: the mean over rounds of this row ÷ the bare Express row of the same round. */
   vs_bare_express?: number;
+  /** Hono and Fastify rows: the mean over rounds of this row ÷ its framework's bare row of the same round. */
+  vs_bare_framework?: number;
 }
 
 export async function measure(

@@ -6,6 +6,7 @@ import { readOutbox } from '@latchkey/senders';
 import { betterAuthTargets, dropSchema } from './better-auth-targets.js';
 import { startChild } from './child.js';
 import { PRIMITIVE_OF, signingPrimitiveRates } from './ed25519-rate.js';
+import { frameworkHostRates } from './framework-host-rates.js';
 import { type Measurement, measureInRounds, type Target } from './measure.js';
 import { passwordHashingRates } from './password-hashing-rates.js';
 import { passwordSignInRates } from './password-sign-in-rates.js';
@@ -194,6 +195,9 @@ try {
   // each ratio below is taken against the faster of the two (the stricter comparison).
   const primitivesBefore = await signingPrimitiveRates(Math.min(duration, 3));
   const results: Measurement[] = await measureInRounds(chosen, { duration, connections, rounds });
+  // Hono and Fastify host routes, each ÷ its own framework's bare route (framework-host-rates.ts).
+  const frameworks = await frameworkHostRates({ duration, connections, rounds, only });
+  results.push(...frameworks.rows);
   if (!only || only.test('sessions.check')) results.push(...(await sessionCheckRates(duration, connections)));
   if (!only || only.test('wallets.signMessage'))
     results.push(
@@ -272,6 +276,8 @@ try {
         tracing.map((r) => [r.name, { 'CPU µs/req': r.cpu_us_per_request, 'vs untraced': r.vs_untraced }]),
       ),
     );
+  if (frameworks.summary.length > 0)
+    console.log(`\nFramework host routes (issue 36):\n  ${frameworks.summary.join('\n  ')}`);
   if (passwords) console.log(`\nPassword hashing (issue 32):\n  ${passwords.summary.join('\n  ')}`);
   if (byPassword) console.log(`  ${byPassword.summary(results).join('\n  ')}`);
   const report = {

@@ -5,7 +5,14 @@ import type { NextConfig } from 'next';
 
 // The @latchkey workspace packages are compiled from their TypeScript sources (the `source`
 // export condition), so `next build` works in a fresh checkout before any package is built.
-const latchkeyPackages = ['@latchkey/core', '@latchkey/memory', '@latchkey/next'];
+const latchkeyPackages = [
+  '@latchkey/client',
+  '@latchkey/core',
+  '@latchkey/memory',
+  '@latchkey/next',
+  '@latchkey/react',
+  '@latchkey/senders',
+];
 const projectDir = path.dirname(fileURLToPath(import.meta.url));
 
 /** For each export of a package (`@latchkey/next`, `@latchkey/next/edge`), the `./…` path from this app to its `source` file. */
@@ -44,7 +51,7 @@ const nextConfig: NextConfig = {
   // For `next build --webpack`: the same through webpack's own options.
   webpack: (config) => {
     config.resolve.conditionNames = ['source', ...(config.resolve.conditionNames ?? ['...'])];
-    config.resolve.extensionAlias = { ...config.resolve.extensionAlias, '.js': ['.ts', '.js'] };
+    config.resolve.extensionAlias = { ...config.resolve.extensionAlias, '.js': ['.ts', '.tsx', '.js'] };
     return config;
   },
 };

@@ -3,6 +3,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createLatchkey, type Latchkey } from '@latchkey/core';
 import { memoryStorage } from '@latchkey/memory';
+import { outboxSender } from '@latchkey/senders';
 
 export interface DemoAppKeys {
   app_id: string;
@@ -38,9 +39,30 @@ export async function getLatchkey(): Promise<Latchkey> {
   return instance.latchkey;
 }
 
+/**
+ * What a browser may hold of the demo App: its id and public token (never the secret key), for the
+ * home page's sign-in through `@latchkey/react`.
+ */
+export async function getDemoApp(): Promise<Pick<DemoAppKeys, 'app_id' | 'public_token'>> {
+  await getLatchkey();
+  const { app_id, public_token } = await store[INSTANCE]!.demoApp;
+  return { app_id, public_token };
+}
+
 function createInstance(): Instance {
-  const latchkey = createLatchkey({ storage: memoryStorage(), secret: secret() });
+  const latchkey = createLatchkey({
+    storage: memoryStorage(),
+    secret: secret(),
+    // A development sender: each email passcode is written as a line of `outbox.jsonl` in the
+    // data directory instead of being delivered (a real app passes smtpSender or its own).
+    sender: outboxSender({ path: path.join(dataDir(), 'outbox.jsonl') }),
+  });
   return { latchkey, demoApp: createDemoApp(latchkey) };
+}
+
+function dataDir(): string {
+  // A runtime data path, not a source file: keep Turbopack from tracing the whole project for it.
+  return path.resolve(/*turbopackIgnore: true*/ process.env.LATCHKEY_DATA_DIR ?? '.latchkey');
 }
 
 function secret(): string {
@@ -53,8 +75,7 @@ function secret(): string {
 async function createDemoApp(latchkey: Latchkey): Promise<DemoAppKeys> {
   const { app_id, secret_key, public_token } = await latchkey.apps.create({ name: 'Next.js demo' });
   const keys: DemoAppKeys = { app_id, secret_key, public_token };
-  // A runtime data path, not a source file: keep Turbopack from tracing the whole project for it.
-  const dir = path.resolve(/*turbopackIgnore: true*/ process.env.LATCHKEY_DATA_DIR ?? '.latchkey');
+  const dir = dataDir();
   const file = path.join(dir, 'demo-app.json');
   await mkdir(dir, { recursive: true });
   // Write then rename, so a reader never sees half a file; mode 600: it holds a secret key.

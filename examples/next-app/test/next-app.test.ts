@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLatchkey } from '@latchkey/core';
 import { memoryStorage } from '@latchkey/memory';
 import { Wallet } from 'ethers';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appDir, buildIsFresh, freePort, type NextServer, nextBuild, nextStart } from './next-server.js';
 
@@ -207,4 +209,83 @@ describe('host routes behind the session helpers', () => {
     expect((await s.revoke()).status).toBe(200);
     expect((await page(bearerOf(s.session_jwt))).status).toBe(200);
   });
+});
+
+const CHROMIUM = '/usr/bin/chromium';
+if (!existsSync(CHROMIUM))
+  console.warn(
+    `next-app.test.ts: the browser test is SKIPPED, ${CHROMIUM} is absent (apt-get install -y chromium).`,
+  );
+
+/** The newest email passcode the app's outbox sender wrote for `to`. */
+async function codeSentTo(to: string): Promise<string | undefined> {
+  const lines = (await readFile(path.join(dataDir, 'outbox.jsonl'), 'utf8').catch(() => '')).split('\n');
+  const sent = lines.filter(Boolean).map((line) => JSON.parse(line) as { to: string; code?: string });
+  return sent.filter((m) => m.to === to).at(-1)?.code;
+}
+
+describe.skipIf(!existsSync(CHROMIUM))('the home page in Chromium (@latchkey/react)', () => {
+  it('shows the session, signs in by email passcode into the cookies, keeps it across loads, and signs out', async () => {
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (err) => errors.push(err.message));
+      const status = page.locator('#session-status');
+      await page.goto(`${server!.url}/`);
+      // useSession: loading on the server's render, signed-out once the provider has asked.
+      await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe('signed-out');
+
+      const email = `grace-${Date.now()}@example.com`;
+      await page.fill('#email', email);
+      await page.click('#send-code');
+      await page.waitForSelector('#code');
+      const code = await codeSentTo(email);
+      expect(code).toMatch(/^\d{6}$/);
+      // A wrong code first: useOtpSignIn shows the server's refusal and stays signed out.
+      await page.fill('#code', code === '000000' ? '111111' : '000000');
+      await page.click('#verify-code');
+      await page.waitForSelector('#sign-in-error');
+      expect(await status.textContent()).toBe('signed-out');
+      await page.fill('#code', code!);
+      await page.click('#verify-code');
+      await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe('signed-in');
+      const userId = await page.locator('#session-user').textContent();
+      expect(userId).toMatch(/^user_/);
+
+      // Two places hold it: the client's localStorage (for its calls) and HttpOnly cookies the
+      // route handlers set, which page scripts cannot read and the server-side helpers do.
+      const cookies = await page.context().cookies();
+      expect(cookies.filter((c) => c.httpOnly).map((c) => c.name)).toEqual(
+        expect.arrayContaining(['latchkey_session', 'latchkey_session_jwt']),
+      );
+      expect(await page.evaluate(() => document.cookie)).toBe('');
+      expect(await page.evaluate(() => JSON.stringify(localStorage))).toContain(userId!);
+      // A reload is signed in again: the held session, confirmed with the server.
+      await page.reload();
+      await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe('signed-in');
+      expect(await page.locator('#session-user').textContent()).toBe(userId);
+      // The edge middleware and the server component read the same cookies.
+      await page.click('a[href="/account"]');
+      await page.waitForURL(`${server!.url}/account`);
+      expect(await page.locator('#user-id').textContent()).toBe(userId);
+      await page.goBack();
+
+      await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe('signed-in');
+      await page.click('#sign-out');
+      await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe('signed-out');
+      expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(userId!);
+      // Revoked and cleared: the account page sends the browser home again, and a reload stays out.
+      await page.goto(`${server!.url}/account`);
+      expect(new URL(page.url()).searchParams.get('signin')).toBe('required');
+      await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe('signed-out');
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });

@@ -14,7 +14,7 @@ const buildInputs = [
   ...['app', 'lib', 'middleware.ts', 'next.config.ts', 'tsconfig.json', 'package.json'].map((p) =>
     path.join(appDir, p),
   ),
-  ...['core', 'memory', 'next'].flatMap((pkg) =>
+  ...['client', 'core', 'memory', 'next', 'react', 'senders'].flatMap((pkg) =>
     ['src', 'package.json'].map((p) => path.join(repoDir, 'packages', pkg, p)),
   ),
 ];

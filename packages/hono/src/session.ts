@@ -12,7 +12,7 @@ import {
   resolveCookieOptions,
   type SessionCheck,
 } from '@latchkey/core';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 export type { LatchkeySessions };
@@ -84,19 +84,29 @@ function sessionMiddleware(
   const resolve = hostSessionResolver(latchkey, options);
   // The host name is read only for a session cookie (its names depend on it).
   const cookieHost = options.cookies ? (c: Context) => ({ hostname: urlOf(c).hostname }) : () => undefined;
-  return async (c, next) => {
+  // Not async: a JWT verified before calls the host's handler with no promise of its own between.
+  return (c, next) => {
     const headers = c.req.raw.headers;
-    // A JWT verified before: no storage, no promise before the host's handler.
+    const authorization = headers.get('authorization') ?? undefined;
+    // The cookie only counts without an Authorization header, and only with cookies on.
+    const cookie =
+      authorization === undefined && options.cookies ? (headers.get('cookie') ?? undefined) : undefined;
+    // A JWT verified before: no storage, no promise before the host's handler. The URL is parsed
+    // only for a cookie's names.
     const known = resolve.known(
       c.req.method,
-      headers.get('authorization') ?? undefined,
-      headers.get('cookie') ?? undefined,
-      cookieHost(c),
+      authorization,
+      cookie,
+      cookie === undefined ? undefined : cookieHost(c),
     );
     if (known !== undefined) {
       c.set('auth', known);
       return next();
     }
+    return resolved(c, next);
+  };
+
+  async function resolved(c: Context<LatchkeyEnv>, next: Next): ReturnType<MiddlewareHandler<LatchkeyEnv>> {
     const { session, setCookies } = await resolve(hostRequest(c, options.trustProxy));
     appendCookies(c, setCookies);
     if (session.kind === 'session') {
@@ -105,7 +115,7 @@ function sessionMiddleware(
     }
     if (!required) return next();
     return errorAnswer(c, session.kind === 'error' ? session.error : new LatchkeyError('session_required'));
-  };
+  }
 }
 
 const urlOf = (c: Context) => new URL(c.req.url);
