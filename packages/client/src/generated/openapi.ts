@@ -1832,6 +1832,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's live sessions with their devices: by user_id with the secret key, or the caller's own by session_token or session_jwt */
+        get: {
+            parameters: {
+                query?: {
+                    session_jwt?: string;
+                    /** @description The caller's session: lists its user's sessions (public token or secret key). */
+                    session_token?: string;
+                    /** @description With the secret key. */
+                    user_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The live sessions, most recently active first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ListSessionsResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/sessions/authenticate": {
         parameters: {
             query?: never;
@@ -2090,7 +2186,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke a session by token or JWT, or by id with the secret key */
+        /** Revoke a session by token or JWT, by id with the secret key, or by id beside the caller's token or JWT (a session of the caller's user) */
         post: {
             parameters: {
                 query?: never;
@@ -2124,6 +2220,127 @@ export interface paths {
                 };
                 /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sessions/revoke_all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke every session of a user (user_id, secret key) or of the caller's user (token or JWT), optionally keeping the caller's */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RevokeAllSessionsRequest"];
+                };
+            };
+            responses: {
+                /** @description Revoked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RevokeAllSessionsResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7148,10 +7365,31 @@ export interface components {
                 [key: string]: unknown;
             })[];
         };
+        ListedSession: {
+            created_at: number;
+            /** @description Whether this is the caller's own session. */
+            current: boolean;
+            device_fingerprint: {
+                ip: string;
+                user_agent: string;
+            };
+            /** @description A coarse label from the user agent, e.g. "Chrome on macOS". */
+            device_label: string;
+            expires_at: number;
+            factors: components["schemas"]["Factor"][];
+            id: string;
+            last_active_at: number;
+            started_at: number;
+            updated_at: number;
+            user_id: string;
+        };
         ListEventsResponse: {
             events: components["schemas"]["Event"][];
             /** @description Pass as `cursor` for the next page (older events); null on the last. */
             next_cursor: string | null;
+        };
+        ListSessionsResponse: {
+            sessions: components["schemas"]["ListedSession"][];
         };
         ListWalletPoliciesResponse: {
             /** @description Pass as `cursor` for the next page; null on the last. */
@@ -7387,12 +7625,33 @@ export interface components {
             /** @description EIP-1559 max priority fee per gas (wei), a non-negative integer as a decimal string. */
             max_priority_fee_per_gas?: string;
         };
+        RevokeAllSessionsRequest: {
+            /** @description With a session token or JWT: keep that session ("sign out my other devices"). */
+            except_current?: boolean;
+            /** @description With user_id: keep this session of the user. */
+            except_session_id?: string;
+            session_jwt?: string;
+            session_token?: string;
+            /** @description With the secret key. */
+            user_id?: string;
+        };
+        RevokeAllSessionsResponse: {
+            /** @description Whether the caller's own session (the one its token or JWT names) was among those ended. */
+            current: boolean;
+            message: string;
+            /** @description The sessions this call ended. */
+            session_ids: string[];
+            user_id: string;
+        };
         RevokeSessionRequest: {
+            /** @description The session to end: alone with the secret key (any session of the App), or beside the caller's session_token or session_jwt (a session of the caller's own user). */
             session_id?: string;
             session_jwt?: string;
             session_token?: string;
         };
         RevokeSessionResponse: {
+            /** @description Whether the caller's own session (the one its token or JWT names) was among those ended. */
+            current: boolean;
             message: string;
             session_id: string;
             user_id: string;
@@ -8189,6 +8448,7 @@ export type operations = Record<string, never>;
 
 /** Routes that accept the App's public token (`method path`), from the document's security requirements. */
 export type PublicRoute =
+  | 'get /v1/auth/sessions'
   | 'get /v1/auth/sessions/jwks'
   | 'post /v1/auth/magic_links/authenticate'
   | 'post /v1/auth/magic_links/email/login_or_create'
@@ -8206,6 +8466,7 @@ export type PublicRoute =
   | 'post /v1/auth/passwords/strength_check'
   | 'post /v1/auth/sessions/authenticate'
   | 'post /v1/auth/sessions/revoke'
+  | 'post /v1/auth/sessions/revoke_all'
   | 'post /v1/auth/wallets/challenge'
   | 'post /v1/auth/wallets/verify'
   | 'post /v1/auth/webauthn/authentications/begin'

@@ -1,6 +1,7 @@
 import { isLatchkeyError, LatchkeyError } from '../errors.js';
 import type { Latchkey } from '../latchkey.js';
 import { consoleLogger } from '../logging/logger.js';
+import { authTime } from '../sessions/auth-time.js';
 import type { SessionCheck, SessionCheckMode } from '../sessions/schema.js';
 import { credentialApp } from './app-of.js';
 import {
@@ -190,6 +191,7 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
       user_id: fresh.user_id,
       session_id: fresh.session.id,
       factors: fresh.session.factors,
+      auth_time: authTime(fresh.session.factors),
       expires_at: fresh.session.expires_at,
     };
     return { kind: 'session', auth, appId, credential: { session_token: token } };
@@ -225,6 +227,7 @@ const placeholder = (appId: string): SessionCheck => ({
   user_id: '',
   session_id: '',
   factors: [],
+  auth_time: 0,
   expires_at: 0,
 });
 
