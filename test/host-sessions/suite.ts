@@ -40,11 +40,22 @@ export type Mount = (latchkey: Latchkey, spec: HostSpec) => Target | Promise<Tar
 
 /** The body every host route answers with. */
 export const whoBody = (
-  auth: { app_id: string; user_id: string; session_id: string } | null | undefined,
+  auth:
+    | {
+        app_id: string;
+        user_id: string;
+        session_id: string;
+        auth_time: number;
+        factors: Array<{ type: string }>;
+      }
+    | null
+    | undefined,
 ) => ({
   app_id: auth?.app_id ?? null,
   user_id: auth?.user_id ?? null,
   session_id: auth?.session_id ?? null,
+  auth_time: auth?.auth_time ?? null,
+  factors: auth?.factors.map((f) => f.type) ?? null,
 });
 
 export function hostSessionSuite(name: string, mount: Mount): void {
@@ -156,10 +167,13 @@ export function hostSessionSuite(name: string, mount: Mount): void {
       ]) {
         const res = await request(h).get(path!).set('authorization', `Bearer ${credential}`);
         expect(res.status, `${path} ${credential?.slice(0, 8)}`).toBe(200);
+        // What the host sees of the session: who, which session, when they last proved it, and how.
         expect(res.body).toEqual({
           app_id: app.app_id,
           user_id: s.body.user_id,
           session_id: s.body.session.id,
+          auth_time: s.body.session.factors[0].method.last_verified_at,
+          factors: ['otp'],
         });
       }
     });
@@ -612,7 +626,11 @@ export function hostSessionSuite(name: string, mount: Mount): void {
         ] as const) {
           const res = await request(h).get(path).set(headers);
           expect(res.status, `${path} ${JSON.stringify(headers).slice(0, 40)}`).toBe(200);
-          expect(res.body).toEqual({ app_id: appId, user_id: s.body.user_id, session_id: s.body.session.id });
+          expect(res.body).toMatchObject({
+            app_id: appId,
+            user_id: s.body.user_id,
+            session_id: s.body.session.id,
+          });
         }
       }
     });

@@ -228,6 +228,22 @@ describe.each(storageBackends())('sessions a user can see and end, on $name', (b
     expect(revokedEvents(bob.sessions[0]!.id).map((e) => e.data.reason)).toEqual(['admin']);
   });
 
+  it("in process, a host's revoke by session_id and user_id ends only that user's session", async () => {
+    const alice = await signedIn([{}, {}]);
+    const bob = await signedIn([{}]);
+    const [aliceOther] = alice.sessions as [(typeof alice.sessions)[0]];
+    await expect(
+      t.latchkey.sessions.revoke(t.app_id, { session_id: bob.sessions[0]!.id, user_id: alice.user_id }),
+    ).rejects.toMatchObject({ errorType: 'session_not_found' });
+    expect(await live(bob.sessions[0]!.token)).toBe(true);
+    const ended = await t.latchkey.sessions.revoke(t.app_id, {
+      session_id: aliceOther.id,
+      user_id: alice.user_id,
+    });
+    expect(ended).toMatchObject({ session_id: aliceOther.id, current: false });
+    expect(revokedEvents(aliceOther.id).map((e) => e.data.reason)).toEqual(['user']);
+  });
+
   it('signs out the other devices with except_current, or every device', async () => {
     const { user_id, sessions } = await signedIn([{}, {}, {}]);
     const [a, b, c] = sessions as [(typeof sessions)[0], (typeof sessions)[0], (typeof sessions)[0]];

@@ -85,6 +85,9 @@ describe('getSession', () => {
     for (const credential of [s.jwt, s.token]) {
       const auth = await getSession(latchkey, new Request(`${ORIGIN}/me`, { headers: bearer(credential) }));
       expect(auth).toMatchObject({ app_id: appId, user_id: s.userId, session_id: s.sessionId });
+      // When the user last proved a factor on this session, and which factors: for step-up checks.
+      expect(auth?.auth_time).toBe(factor.method.last_verified_at);
+      expect(auth?.factors.map((f) => f.type)).toEqual(['otp']);
     }
     // A server component passes its headers alone.
     expect((await getSession(() => latchkey, { headers: bearer(s.jwt) }))?.user_id).toBe(s.userId);

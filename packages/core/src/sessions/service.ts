@@ -373,7 +373,11 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
      */
     async revoke(
       appId: string,
-      fields: SessionFields & { session_id?: string | undefined },
+      fields: SessionFields & {
+        session_id?: string | undefined;
+        /** In process: with `session_id` alone, the session must be this user's (a host's own check). */
+        user_id?: string | undefined;
+      },
       keyKind: ApiKeyKind = 'secret',
     ) {
       const credentials = [fields.session_token, fields.session_jwt].filter((v) => v !== undefined);
@@ -398,6 +402,11 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
         }
         sessionId = fields.session_id;
         reason = 'admin';
+        if (fields.user_id !== undefined) {
+          const target = await k.storage.sessions.get(appId, sessionId);
+          if (target?.user_id !== fields.user_id) sessionId = undefined;
+          reason = 'user';
+        }
       } else if (fields.session_id !== undefined) {
         const caller = await findLive(appId, fields);
         if (!caller) throw new LatchkeyError('session_not_found');
