@@ -152,6 +152,8 @@ export type {
   SessionCheckMode,
 } from './sessions/schema.js';
 export type { IssuedSession, SessionFields, SessionService } from './sessions/service.js';
+export type { FactorType, StepUpRequirement } from './sessions/step-up.js';
+export { FACTOR_TYPES } from './sessions/step-up.js';
 export type { WebAuthnCredentialView } from './shared/credential-view.js';
 export type { DeviceFingerprint } from './shared/device-fingerprint.js';
 export {

@@ -89,6 +89,12 @@ describe('getSession', () => {
       expect(auth?.auth_time).toBe(factor.method.last_verified_at);
       expect(auth?.factors.map((f) => f.type)).toEqual(['otp']);
     }
+    // Step-up options make their own resolver: the fixture's factor was proven at 0, long ago.
+    // getSession says null; checkSession says why, for a page that offers to re-prove.
+    expect(await getSession(latchkey, { headers: bearer(s.jwt) }, { freshWithin: '5m' })).toBeNull();
+    const stale = await checkSession(latchkey, { headers: bearer(s.jwt) }, { freshWithin: '5m' });
+    expect(stale.session.kind === 'error' && stale.session.error.errorType).toBe('step_up_required');
+    expect((await getSession(latchkey, { headers: bearer(s.jwt) }))?.user_id).toBe(s.userId);
     // A server component passes its headers alone.
     expect((await getSession(() => latchkey, { headers: bearer(s.jwt) }))?.user_id).toBe(s.userId);
     expect(await getSession(latchkey, new Request(`${ORIGIN}/me`))).toBeNull();

@@ -15,6 +15,7 @@ export const sessionsCapability = defineCapability({
     'missing_field',
     'secret_key_required',
     'session_not_found',
+    'step_up_required',
     'user_not_found',
   ],
   service: ({ kernel, options }) =>

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { factorSchema } from '../shared/factor.js';
+import { FACTOR_TYPES } from './step-up.js';
 
 /** The session fields every proof-of-identity endpoint takes, with the spec's three rules. */
 export const sessionFieldsSchema = {
@@ -141,6 +142,13 @@ export const sessionCheckInputSchema = z.strictObject({
    * checked against storage. Default: `jwt` for a JWT, `token` for a token.
    */
   mode: z.enum(['jwt', 'token']).optional(),
+  /**
+   * Step-up: refuse with `step_up_required` unless a factor (one of `factors`, when given) was
+   * proven on the session within this many seconds, or `'30s'`, `'5m'`, `'1h'`.
+   */
+  fresh_within: z.union([z.int().min(0), z.string().regex(/^\d{1,7}[smhd]$/)]).optional(),
+  /** Step-up: refuse with `step_up_required` unless the session holds one of these kinds of factor. */
+  factors: z.array(z.enum(FACTOR_TYPES)).min(1).max(FACTOR_TYPES.length).optional(),
 });
 
 export type SessionCheckInput = z.input<typeof sessionCheckInputSchema>;

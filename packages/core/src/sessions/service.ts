@@ -21,6 +21,7 @@ import {
   sessionCheckInputSchema,
 } from './schema.js';
 import type { SigningKeys } from './signing-keys.js';
+import { asksStepUp, requireStepUp, type StepUpRequirement } from './step-up.js';
 import { verifiedJwts } from './verified-jwts.js';
 
 /** The session fields of every proof-of-identity request. */
@@ -206,6 +207,34 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
     }
   };
 
+  /** A session token or JWT's session as `check` sees it, in the given mode (no step-up here). */
+  async function checkSession(
+    appId: string,
+    jwt: string | undefined,
+    token: string | undefined,
+    mode: 'jwt' | 'token',
+  ): Promise<SessionCheck> {
+    let session: SessionRecord | null;
+    if (jwt !== undefined) {
+      const claims = await verifyJwt(appId, jwt);
+      if (mode === 'jwt') return checkFromClaims(appId, claims);
+      session = await k.storage.sessions.get(appId, claims.sid);
+    } else {
+      session = await k.storage.sessions.findByTokenHash(appId, lookupHash(token as string));
+    }
+    if (!isLive(session)) throw new LatchkeyError('session_not_found');
+    const live = await noteActivity(await k.app(appId), session);
+    if (!live) throw new LatchkeyError('session_not_found');
+    return {
+      app_id: appId,
+      user_id: live.user_id,
+      session_id: live.id,
+      factors: live.factors,
+      auth_time: authTime(live.factors),
+      expires_at: live.expires_at,
+    };
+  }
+
   return {
     /**
      * Applies the spec's session rules after a successful proof: extends the live session sent
@@ -314,25 +343,18 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
       }
       const { app_id: appId, session_jwt: jwt, session_token: token } = parsed.data;
       oneOf({ session_jwt: jwt, session_token: token });
-      let session: SessionRecord | null;
-      if (jwt !== undefined) {
-        const claims = await verifyJwt(appId, jwt);
-        if ((parsed.data.mode ?? 'jwt') === 'jwt') return checkFromClaims(appId, claims);
-        session = await k.storage.sessions.get(appId, claims.sid);
-      } else {
-        session = await k.storage.sessions.findByTokenHash(appId, lookupHash(token as string));
-      }
-      if (!isLive(session)) throw new LatchkeyError('session_not_found');
-      const live = await noteActivity(await k.app(appId), session);
-      if (!live) throw new LatchkeyError('session_not_found');
-      return {
-        app_id: appId,
-        user_id: live.user_id,
-        session_id: live.id,
-        factors: live.factors,
-        auth_time: authTime(live.factors),
-        expires_at: live.expires_at,
-      };
+      const stepUp = { freshWithin: parsed.data.fresh_within, factors: parsed.data.factors };
+      const checked = await checkSession(appId, jwt, token, parsed.data.mode ?? 'jwt');
+      if (asksStepUp(stepUp)) requireStepUp(checked.factors, k.now(), stepUp);
+      return checked;
+    },
+
+    /**
+     * Throws `step_up_required` (401) unless the checked session meets the requirement now: for
+     * sensitive actions ("sudo mode"). The host adapters' `freshWithin` / `factors` options.
+     */
+    requireStepUp(auth: Pick<SessionCheck, 'factors'>, requirement: StepUpRequirement): void {
+      if (asksStepUp(requirement)) requireStepUp(auth.factors, k.now(), requirement);
     },
 
     /**
@@ -345,7 +367,6 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
       const known = verified.get(appId, jwt, k.now());
       return known === undefined ? undefined : checkFromClaims(known.appId, known.claims);
     },
-
     /**
      * The App of a session token, in any App, for a host that serves several without naming
      * one: one storage read the first time a token is seen, none after (a token's App never
