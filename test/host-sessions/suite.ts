@@ -40,11 +40,22 @@ export type Mount = (latchkey: Latchkey, spec: HostSpec) => Target | Promise<Tar
 
 /** The body every host route answers with. */
 export const whoBody = (
-  auth: { app_id: string; user_id: string; session_id: string } | null | undefined,
+  auth:
+    | {
+        app_id: string;
+        user_id: string;
+        session_id: string;
+        auth_time: number;
+        factors: Array<{ type: string }>;
+      }
+    | null
+    | undefined,
 ) => ({
   app_id: auth?.app_id ?? null,
   user_id: auth?.user_id ?? null,
   session_id: auth?.session_id ?? null,
+  auth_time: auth?.auth_time ?? null,
+  factors: auth?.factors.map((f) => f.type) ?? null,
 });
 
 export function hostSessionSuite(name: string, mount: Mount): void {
@@ -80,6 +91,19 @@ export function hostSessionSuite(name: string, mount: Mount): void {
         },
         { method: 'ALL', path: '/cookie/any', guard: 'require', options: { app_id: appId, cookies: true } },
         { method: 'POST', path: '/logout', guard: 'revoke', options: { app_id: appId, cookies: true } },
+        // Step-up: a sensitive page that wants a proof of the last 2 minutes, or a passkey.
+        {
+          method: 'GET',
+          path: '/fresh/me',
+          guard: 'require',
+          options: { app_id: appId, cookies: true, freshWithin: '2m' },
+        },
+        {
+          method: 'GET',
+          path: '/passkey/me',
+          guard: 'require',
+          options: { app_id: appId, mode: 'token', factors: ['webauthn'] },
+        },
       ],
     });
 
@@ -156,12 +180,39 @@ export function hostSessionSuite(name: string, mount: Mount): void {
       ]) {
         const res = await request(h).get(path!).set('authorization', `Bearer ${credential}`);
         expect(res.status, `${path} ${credential?.slice(0, 8)}`).toBe(200);
+        // What the host sees of the session: who, which session, when they last proved it, and how.
         expect(res.body).toEqual({
           app_id: app.app_id,
           user_id: s.body.user_id,
           session_id: s.body.session.id,
+          auth_time: s.body.session.factors[0].method.last_verified_at,
+          factors: ['otp'],
         });
       }
+    });
+
+    it('step-up: 401 step_up_required once the proof is older than freshWithin or lacks the factor; cookies kept', async () => {
+      const h = await host(app.app_id);
+      const s = await signIn(h, app.public_token, 'step-up@example.com', '127.0.0.1');
+      const cookie = cookieHeader(cookiesOf(s));
+      const fresh = () => request(h).get('/fresh/me').set('host', '127.0.0.1').set('cookie', cookie);
+      expect((await fresh()).status).toBe(200);
+      // Twice: the second answer comes from the JWT this process verified before (same tick).
+      expect((await fresh()).status).toBe(200);
+      advance(121);
+      for (const res of [await fresh(), await fresh()]) {
+        expectErrorShape(res, 401, 'step_up_required');
+        expect(res.body.error_message).toContain('120 seconds');
+        expect(cookiesOf(res)).toEqual([]);
+      }
+      expect((await request(h).get('/cookie/me').set('host', '127.0.0.1').set('cookie', cookie)).status).toBe(
+        200,
+      );
+      const passkey = await request(h)
+        .get('/passkey/me')
+        .set('authorization', `Bearer ${s.body.session_token}`);
+      expectErrorShape(passkey, 401, 'step_up_required');
+      expect(passkey.body.error_message).toContain('webauthn');
     });
 
     it('a revoked session: 401 at once in token mode, accepted until exp in jwt mode', async () => {
@@ -612,7 +663,11 @@ export function hostSessionSuite(name: string, mount: Mount): void {
         ] as const) {
           const res = await request(h).get(path).set(headers);
           expect(res.status, `${path} ${JSON.stringify(headers).slice(0, 40)}`).toBe(200);
-          expect(res.body).toEqual({ app_id: appId, user_id: s.body.user_id, session_id: s.body.session.id });
+          expect(res.body).toMatchObject({
+            app_id: appId,
+            user_id: s.body.user_id,
+            session_id: s.body.session.id,
+          });
         }
       }
     });

@@ -1,4 +1,5 @@
 import { openTabChannel } from './cross-tab.js';
+import { LatchkeyClientError } from './errors.js';
 import type { PublicRoute } from './generated/openapi.js';
 import {
   createSessionStore,
@@ -150,6 +151,38 @@ export function createClientCore(options: LatchkeyClientOptions) {
     }
   }
 
+  /** The current session's credential, or a clear error where the client holds none (cookie mode). */
+  const held = () => {
+    const body = credential();
+    if (Object.keys(body).length === 0)
+      throw new LatchkeyClientError({
+        status: 0,
+        error_type: 'session_required',
+        message:
+          "Sign in first: the client holds no session to send (in cookie mode, use the host's own routes).",
+      });
+    return body as { session_token: string } | { session_jwt: string };
+  };
+
+  /** The signed-in user's live sessions (devices), the current one marked `current`. */
+  async function list() {
+    return (await call('get /v1/auth/sessions', { query: held() })).sessions;
+  }
+
+  /** Ends one of the user's sessions by id ("sign out that device"); the current one signs out here too. */
+  async function revoke(sessionId: string) {
+    const answer = await call('post /v1/auth/sessions/revoke', {
+      body: { session_id: sessionId, ...held() },
+    });
+    if (answer.current) change({ type: 'signed-out', session: null });
+    return answer;
+  }
+
+  /** Ends every other session of the user, keeping this one ("sign out my other devices"). */
+  async function revokeOthers() {
+    return call('post /v1/auth/sessions/revoke_all', { body: { ...held(), except_current: true } });
+  }
+
   const core: ClientCore = {
     call,
     options,
@@ -180,6 +213,9 @@ export function createClientCore(options: LatchkeyClientOptions) {
       /** Asks the server whether the session is live and takes a fresh JWT. */
       refresh,
       signOut,
+      list,
+      revoke,
+      revokeOthers,
       /** Called on sign-in, refresh and sign-out; returns the unsubscribe function. */
       onChange: store.subscribe,
     },

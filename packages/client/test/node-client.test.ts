@@ -51,6 +51,32 @@ describe('@latchkey/client in Node', () => {
     lk.close();
   });
 
+  it("lists the user's devices, signs out one, then all the others, keeping this one", async () => {
+    const email = 'devices@example.com';
+    const device = async () => {
+      const lk = createLatchkeyClient({ publicToken: app.public_token, baseUrl, fetch: inProcess });
+      const { method_id } = await lk.otps.email.loginOrCreate({ email });
+      await lk.otps.verify({ method_id, otp: sent.filter((m) => m.to === email).at(-1)!.code! });
+      return lk;
+    };
+    const [laptop, phone, tablet, kiosk] = [await device(), await device(), await device(), await device()];
+    const listed = await laptop.session.list();
+    expect(listed).toHaveLength(4);
+    expect(listed.filter((s) => s.current).map((s) => s.id)).toEqual([laptop.session.get()!.session!.id]);
+    const kioskId = kiosk.session.get()!.session!.id;
+    expect(await laptop.session.revoke(kioskId)).toMatchObject({ session_id: kioskId, current: false });
+    expect(laptop.session.get()).not.toBeNull();
+    expect((await caught(kiosk.session.refresh())).error_type).toBe('session_not_found');
+    const others = await laptop.session.revokeOthers();
+    expect(others.session_ids).toHaveLength(2);
+    expect((await laptop.session.list()).map((s) => s.current)).toEqual([true]);
+    expect((await caught(phone.session.refresh())).status).toBe(401);
+    expect((await caught(tablet.session.refresh())).status).toBe(401);
+    await laptop.session.signOut();
+    expect((await caught(laptop.session.list())).error_type).toBe('session_required');
+    for (const lk of [laptop, phone, tablet, kiosk]) lk.close();
+  });
+
   it('cross-tab: a sign-in, refresh and sign-out in one client reach another on the same storage key, never a token in none mode', async () => {
     const tab = (storageKey: string, session: 'memory' | 'none' = 'memory') =>
       createLatchkeyClient({

@@ -155,6 +155,11 @@ export const errorCatalogue = {
     status: 401,
     message: 'The session JWT is malformed, expired or not signed by this App.',
   },
+  step_up_required: {
+    status: 401,
+    message:
+      'This action needs a recent proof of identity on this session: prove one of the factors the message names again, then retry.',
+  },
   webauthn_challenge_not_found: {
     status: 401,
     message: 'The credential answers no challenge this App issued for this ceremony; begin again.',

@@ -133,11 +133,27 @@ export type { Storage } from './ports/storage.js';
 export type { RateLimitRepo } from './rate-limits/repo.js';
 export type { RouteRule } from './rate-limits/route-rules.js';
 export { storageRateLimiter } from './rate-limits/storage-rate-limiter.js';
+export { deviceLabel } from './sessions/device-label.js';
 export type { SessionClaims, VerifySessionJwtOptions } from './sessions/jwt.js';
 export { DEFAULT_JWT_ISSUER, verifySessionJwt } from './sessions/jwt.js';
-export type { SessionRecord, SessionRepo, SigningKeyRecord, SigningKeyRepo } from './sessions/repo.js';
-export type { Session, SessionCheck, SessionCheckInput, SessionCheckMode } from './sessions/schema.js';
+export type {
+  SessionRecord,
+  SessionRepo,
+  SessionRevocationReason,
+  SigningKeyRecord,
+  SigningKeyRepo,
+} from './sessions/repo.js';
+export type {
+  ListedSession,
+  ListSessionsInput,
+  Session,
+  SessionCheck,
+  SessionCheckInput,
+  SessionCheckMode,
+} from './sessions/schema.js';
 export type { IssuedSession, SessionFields, SessionService } from './sessions/service.js';
+export type { FactorType, StepUpRequirement } from './sessions/step-up.js';
+export { FACTOR_TYPES } from './sessions/step-up.js';
 export type { WebAuthnCredentialView } from './shared/credential-view.js';
 export type { DeviceFingerprint } from './shared/device-fingerprint.js';
 export {

@@ -68,6 +68,20 @@ describe('cookies', () => {
     expect(token).toMatch(/; Max-Age=0;/);
   });
 
+  it("clears the cookies after a revoke that ended the caller's own session, not another device's", () => {
+    const site = { hostname: 'shop.example.com', https: true };
+    const answer = (path: string, body: Record<string, unknown>) =>
+      cookiesForApiAnswer(options, site, path, JSON.stringify(body));
+    const revoke = { message: 'Session revoked.', session_id: 'session_a', user_id: 'user_a' };
+    expect(answer('/v1/auth/sessions/revoke', { ...revoke, current: true })).toHaveLength(2);
+    expect(answer('/v1/auth/sessions/revoke', { ...revoke, current: false })).toEqual([]);
+    const all = { message: '2 sessions revoked.', user_id: 'user_a', session_ids: ['session_a'] };
+    expect(answer('/v1/auth/sessions/revoke_all', { ...all, current: true })).toHaveLength(2);
+    expect(answer('/v1/auth/sessions/revoke_all', { ...all, current: false })).toEqual([]);
+    for (const cleared of answer('/v1/auth/sessions/revoke_all', { ...all, current: true }))
+      expect(cleared).toMatch(/Max-Age=0/);
+  });
+
   it('an API answer whose session_jwt is not a string sets no cookie', () => {
     const site = { hostname: 'shop.example.com', https: true };
     const expires_at = Math.floor(Date.now() / 1000) + 60;

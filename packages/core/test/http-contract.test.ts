@@ -80,6 +80,7 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/auth/totps/authenticate': { user_id: 'user_x', totp_code: '123456' },
   'POST /v1/auth/totps/recover': { user_id: 'user_x', recovery_code: 'aaaaa-aaaaa' },
   'POST /v1/auth/sessions/revoke': { session_id: 'session_x' },
+  'POST /v1/auth/sessions/revoke_all': { user_id: 'user_x' },
   'POST /v1/auth/webauthn/registrations/begin': { domain: 'example.com', user_id: 'user_x' },
   'POST /v1/auth/webauthn/registrations/create': {
     user_id: 'user_x',

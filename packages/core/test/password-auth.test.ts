@@ -399,7 +399,7 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
   });
 
   it('sets a password by a session whose last sign-in is recent, keeping that session and ending the others', async () => {
-    const { email, session_token: older } = await signUp();
+    const { email, session_token: older, user_id } = await signUp();
     const current = await post('authenticate', { email, password: STRONG, session_expires_in: 60 });
     const ok = await post(
       'session/reset',
@@ -411,6 +411,8 @@ describe.each(storageBackends())('password-auth on $name', (backend) => {
     expect((await t.call('POST', '/v1/auth/sessions/authenticate', { session_token: older })).status).toBe(
       401,
     );
+    const ended = events.filter((e) => e.type === 'session.revoked' && e.data.user_id === user_id);
+    expect(ended.map((e) => e.data.reason)).toEqual(['password_change']);
     expect((await post('authenticate', { email, password: STRONG2 })).status).toBe(200);
     clock.advance(5 * 60 + 1);
     const stale = await post('session/reset', {

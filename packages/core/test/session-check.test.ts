@@ -52,6 +52,7 @@ describe('sessions.check', () => {
       user_id: userId,
       session_id: s.id,
       factors: [factor],
+      auth_time: factor.method.last_verified_at,
       expires_at: decodeJwt(s.jwt).exp,
     });
     for (let i = 0; i < 100; i++) await latchkey.sessions.check({ app_id: appId, session_jwt: s.jwt });

@@ -202,6 +202,7 @@ describe('sessions/authenticate and revoke', () => {
       message: expect.any(String),
       session_id: verify.body.session.id,
       user_id: verify.body.session.user_id,
+      current: false,
     });
     for (const fields of [
       { session_token: verify.body.session_token },

@@ -55,6 +55,14 @@ export function memorySessionRepo(rows: Map<string, SessionRecord>): SessionRepo
       }
       return revoked;
     },
+    async listLiveByUser(appId, userId, now) {
+      return [...rows.values()]
+        .filter(
+          (r) => r.app_id === appId && r.user_id === userId && r.revoked_at === null && r.expires_at > now,
+        )
+        .sort((a, b) => b.last_active_at - a.last_active_at || (a.id < b.id ? -1 : 1))
+        .map(copy);
+    },
   };
 }
 

@@ -31,7 +31,13 @@ const resolvers = new WeakMap<LatchkeySessions, Map<string, ReturnType<typeof ho
 function resolverFor(latchkey: LatchkeySessions, options: GetSessionOptions) {
   const byOptions = resolvers.get(latchkey) ?? new Map();
   resolvers.set(latchkey, byOptions);
-  const key = JSON.stringify([options.app_id, options.mode, options.cookies]);
+  const key = JSON.stringify([
+    options.app_id,
+    options.mode,
+    options.cookies,
+    options.freshWithin,
+    options.factors,
+  ]);
   const resolver = byOptions.get(key) ?? hostSessionResolver(latchkey, options);
   byOptions.set(key, resolver);
   return resolver;

@@ -85,7 +85,16 @@ describe('getSession', () => {
     for (const credential of [s.jwt, s.token]) {
       const auth = await getSession(latchkey, new Request(`${ORIGIN}/me`, { headers: bearer(credential) }));
       expect(auth).toMatchObject({ app_id: appId, user_id: s.userId, session_id: s.sessionId });
+      // When the user last proved a factor on this session, and which factors: for step-up checks.
+      expect(auth?.auth_time).toBe(factor.method.last_verified_at);
+      expect(auth?.factors.map((f) => f.type)).toEqual(['otp']);
     }
+    // Step-up options make their own resolver: the fixture's factor was proven at 0, long ago.
+    // getSession says null; checkSession says why, for a page that offers to re-prove.
+    expect(await getSession(latchkey, { headers: bearer(s.jwt) }, { freshWithin: '5m' })).toBeNull();
+    const stale = await checkSession(latchkey, { headers: bearer(s.jwt) }, { freshWithin: '5m' });
+    expect(stale.session.kind === 'error' && stale.session.error.errorType).toBe('step_up_required');
+    expect((await getSession(latchkey, { headers: bearer(s.jwt) }))?.user_id).toBe(s.userId);
     // A server component passes its headers alone.
     expect((await getSession(() => latchkey, { headers: bearer(s.jwt) }))?.user_id).toBe(s.userId);
     expect(await getSession(latchkey, new Request(`${ORIGIN}/me`))).toBeNull();

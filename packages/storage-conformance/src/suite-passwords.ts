@@ -110,5 +110,40 @@ export function passwordRepoCases(storage: () => Storage, parallelism = 1): void
       const all = await s.sessions.revokeByUser(app.id, user.id, NOW + 2);
       expect(all.map((r) => r.id)).toEqual([keep!.id]);
     });
+
+    it("lists a user's live sessions, the most recently active first, and no one else's", async () => {
+      const { s, app, user } = await setup();
+      const stranger = makeUser(app.id);
+      await s.users.insert(stranger);
+      const elsewhere = await appWithUser(s);
+      const older = makeSession(app.id, user.id, { last_active_at: NOW - 50 });
+      const newer = makeSession(app.id, user.id, {
+        last_active_at: NOW - 10,
+        device_fingerprint: {
+          user_agent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0',
+          ip: '203.0.113.9',
+        },
+      });
+      const revoked = makeSession(app.id, user.id, { last_active_at: NOW });
+      const expired = makeSession(app.id, user.id, { last_active_at: NOW, expires_at: NOW });
+      const theirs = makeSession(app.id, stranger.id);
+      const foreign = makeSession(elsewhere.app.id, elsewhere.user.id);
+      for (const session of [older, newer, revoked, expired, theirs, foreign])
+        await s.sessions.insert(session);
+      await s.sessions.revoke(app.id, revoked.id, NOW, 'user');
+      expect(await s.sessions.listLiveByUser(app.id, user.id, NOW)).toEqual([newer, older]);
+      expect(await s.sessions.listLiveByUser(elsewhere.app.id, user.id, NOW)).toEqual([]);
+      expect(await s.sessions.listLiveByUser(app.id, user.id, NOW + 3600)).toEqual([]);
+    });
+
+    it('of concurrent revokes of one session, exactly one gets it', async () => {
+      const { s, app, user } = await setup();
+      const session = makeSession(app.id, user.id);
+      await s.sessions.insert(session);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => s.sessions.revoke(app.id, session.id, NOW + i, 'admin')),
+      );
+      expect(results.filter((r) => r !== null)).toHaveLength(1);
+    });
   });
 }

@@ -39,7 +39,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -130,7 +130,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -229,7 +229,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -332,7 +332,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -435,7 +435,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -565,7 +565,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -695,7 +695,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -825,7 +825,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -955,7 +955,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1058,7 +1058,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1152,7 +1152,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1273,7 +1273,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1376,7 +1376,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1479,7 +1479,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1573,7 +1573,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1667,7 +1667,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1761,7 +1761,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1832,6 +1832,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's live sessions with their devices: by user_id with the secret key, or the caller's own by session_token or session_jwt */
+        get: {
+            parameters: {
+                query?: {
+                    session_jwt?: string;
+                    /** @description The caller's session: lists its user's sessions (public token or secret key). */
+                    session_token?: string;
+                    /** @description With the secret key. */
+                    user_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The live sessions, most recently active first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ListSessionsResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/sessions/authenticate": {
         parameters: {
             query?: never;
@@ -1873,7 +1969,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1961,7 +2057,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2035,7 +2131,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2090,7 +2186,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke a session by token or JWT, or by id with the secret key */
+        /** Revoke a session by token or JWT, by id with the secret key, or by id beside the caller's token or JWT (a session of the caller's user) */
         post: {
             parameters: {
                 query?: never;
@@ -2122,8 +2218,129 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sessions/revoke_all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke every session of a user (user_id, secret key) or of the caller's user (token or JWT), optionally keeping the caller's */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RevokeAllSessionsRequest"];
+                };
+            };
+            responses: {
+                /** @description Revoked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RevokeAllSessionsResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `totp_not_found`, `wallet_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `webhook_endpoint_not_found`, `event_not_found`, `password_reset_not_found`, `magic_link_not_found`, `otp_code_not_found` */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2216,7 +2433,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2328,7 +2545,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2449,7 +2666,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2561,7 +2778,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2682,7 +2899,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2790,7 +3007,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2885,7 +3102,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2977,7 +3194,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3069,7 +3286,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3161,7 +3378,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3254,7 +3471,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3366,7 +3583,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3472,7 +3689,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3584,7 +3801,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3681,7 +3898,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3796,7 +4013,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3917,7 +4134,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4000,7 +4217,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4098,7 +4315,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4204,7 +4421,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4284,7 +4501,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4398,7 +4615,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4548,7 +4765,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4662,7 +4879,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4776,7 +4993,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4889,7 +5106,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4986,7 +5203,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5079,7 +5296,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5205,7 +5422,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5356,7 +5573,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5504,7 +5721,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5643,7 +5860,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5755,7 +5972,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5876,7 +6093,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5963,7 +6180,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6034,7 +6251,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6151,7 +6368,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6230,7 +6447,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6313,7 +6530,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6415,7 +6632,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6486,7 +6703,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6588,7 +6805,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7021,7 +7238,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "weak_password" | "breached_password" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_recipient_key" | "invalid_transaction" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "invalid_webhook_url" | "webhook_url_not_allowed" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "token_wallet_type_mismatch" | "token_not_on_network" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "invalid_wallet_address" | "unauthorized" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "device_fingerprint_mismatch" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "session_not_found" | "session_required" | "invalid_session_jwt" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "totp_not_found" | "wallet_not_found" | "policy_not_found" | "transaction_not_found" | "webauthn_credential_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "password_reset_not_found" | "magic_link_not_found" | "otp_code_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "totp_already_active" | "policy_limit_reached" | "nonce_conflict" | "transaction_not_replaceable" | "duplicate_wallet" | "duplicate_webauthn_credential" | "wallet_belongs_to_another_user" | "request_too_large" | "unsupported_media_type" | "totp_locked" | "recovery_code_locked" | "password_locked" | "rate_limited" | "internal_error" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "weak_password" | "breached_password" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_recipient_key" | "invalid_transaction" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "invalid_webhook_url" | "webhook_url_not_allowed" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "token_wallet_type_mismatch" | "token_not_on_network" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "invalid_wallet_address" | "unauthorized" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "device_fingerprint_mismatch" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "totp_not_found" | "wallet_not_found" | "policy_not_found" | "transaction_not_found" | "webauthn_credential_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "password_reset_not_found" | "magic_link_not_found" | "otp_code_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "totp_already_active" | "policy_limit_reached" | "nonce_conflict" | "transaction_not_replaceable" | "duplicate_wallet" | "duplicate_webauthn_credential" | "wallet_belongs_to_another_user" | "request_too_large" | "unsupported_media_type" | "totp_locked" | "recovery_code_locked" | "password_locked" | "rate_limited" | "internal_error" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;
@@ -7148,10 +7365,31 @@ export interface components {
                 [key: string]: unknown;
             })[];
         };
+        ListedSession: {
+            created_at: number;
+            /** @description Whether this is the caller's own session. */
+            current: boolean;
+            device_fingerprint: {
+                ip: string;
+                user_agent: string;
+            };
+            /** @description A coarse label from the user agent, e.g. "Chrome on macOS". */
+            device_label: string;
+            expires_at: number;
+            factors: components["schemas"]["Factor"][];
+            id: string;
+            last_active_at: number;
+            started_at: number;
+            updated_at: number;
+            user_id: string;
+        };
         ListEventsResponse: {
             events: components["schemas"]["Event"][];
             /** @description Pass as `cursor` for the next page (older events); null on the last. */
             next_cursor: string | null;
+        };
+        ListSessionsResponse: {
+            sessions: components["schemas"]["ListedSession"][];
         };
         ListWalletPoliciesResponse: {
             /** @description Pass as `cursor` for the next page; null on the last. */
@@ -7387,12 +7625,33 @@ export interface components {
             /** @description EIP-1559 max priority fee per gas (wei), a non-negative integer as a decimal string. */
             max_priority_fee_per_gas?: string;
         };
+        RevokeAllSessionsRequest: {
+            /** @description With a session token or JWT: keep that session ("sign out my other devices"). */
+            except_current?: boolean;
+            /** @description With user_id: keep this session of the user. */
+            except_session_id?: string;
+            session_jwt?: string;
+            session_token?: string;
+            /** @description With the secret key. */
+            user_id?: string;
+        };
+        RevokeAllSessionsResponse: {
+            /** @description Whether the caller's own session (the one its token or JWT names) was among those ended. */
+            current: boolean;
+            message: string;
+            /** @description The sessions this call ended. */
+            session_ids: string[];
+            user_id: string;
+        };
         RevokeSessionRequest: {
+            /** @description The session to end: alone with the secret key (any session of the App), or beside the caller's session_token or session_jwt (a session of the caller's own user). */
             session_id?: string;
             session_jwt?: string;
             session_token?: string;
         };
         RevokeSessionResponse: {
+            /** @description Whether the caller's own session (the one its token or JWT names) was among those ended. */
+            current: boolean;
             message: string;
             session_id: string;
             user_id: string;
@@ -8189,6 +8448,7 @@ export type operations = Record<string, never>;
 
 /** Routes that accept the App's public token (`method path`), from the document's security requirements. */
 export type PublicRoute =
+  | 'get /v1/auth/sessions'
   | 'get /v1/auth/sessions/jwks'
   | 'post /v1/auth/magic_links/authenticate'
   | 'post /v1/auth/magic_links/email/login_or_create'
@@ -8206,6 +8466,7 @@ export type PublicRoute =
   | 'post /v1/auth/passwords/strength_check'
   | 'post /v1/auth/sessions/authenticate'
   | 'post /v1/auth/sessions/revoke'
+  | 'post /v1/auth/sessions/revoke_all'
   | 'post /v1/auth/wallets/challenge'
   | 'post /v1/auth/wallets/verify'
   | 'post /v1/auth/webauthn/authentications/begin'

@@ -156,9 +156,15 @@ export const writeRules: WriteRules = {
       when: (_app, _id, _now, change) => change.expiresAt !== undefined,
       events: (s) => (s ? one(s.app_id, 'session.extended', sessionData(s)) : none),
     },
-    revoke: { events: (s) => (s ? one(s.app_id, 'session.revoked', sessionData(s)) : none) },
+    revoke: {
+      events: (s, _app, _id, _now, reason) =>
+        s ? one(s.app_id, 'session.revoked', { ...sessionData(s), reason: reason ?? 'admin' }) : none,
+    },
     revokeByUser: {
-      events: (revoked) => revoked.flatMap((s) => one(s.app_id, 'session.revoked', sessionData(s))),
+      events: (revoked, _app, _user, _now, _except, reason) =>
+        revoked.flatMap((s) =>
+          one(s.app_id, 'session.revoked', { ...sessionData(s), reason: reason ?? 'admin' }),
+        ),
     },
   },
   otps: {

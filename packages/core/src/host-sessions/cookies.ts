@@ -113,8 +113,9 @@ export function clearedSessionCookies(options: ResolvedCookieOptions, site: Cook
 
 /**
  * The cookies for a 200 answer of Latchkey's own API at `path` (relative to `/v1`'s mount):
- * set from an answer that issued or refreshed a session, cleared after `sessions/revoke`,
- * none otherwise. For the adapters that serve the API (Express router, Next handlers).
+ * set from an answer that issued or refreshed a session, cleared after a `sessions/revoke` or
+ * `sessions/revoke_all` that ended the caller's own session (not after signing out another
+ * device), none otherwise. For the adapters that serve the API (Express router, Next handlers).
  */
 export function cookiesForApiAnswer(
   options: ResolvedCookieOptions,
@@ -122,7 +123,10 @@ export function cookiesForApiAnswer(
   path: string,
   body: string,
 ): string[] {
-  if (path === '/v1/auth/sessions/revoke') return clearedSessionCookies(options, site);
+  if (path === '/v1/auth/sessions/revoke')
+    return body.includes('"current":false') ? [] : clearedSessionCookies(options, site);
+  if (path === '/v1/auth/sessions/revoke_all')
+    return body.includes('"current":true') ? clearedSessionCookies(options, site) : [];
   if (!body.includes('"session_jwt"')) return [];
   let parsed: { session_token?: unknown; session_jwt?: unknown; session?: { expires_at?: unknown } };
   try {

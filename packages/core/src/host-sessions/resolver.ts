@@ -1,7 +1,9 @@
 import { isLatchkeyError, LatchkeyError } from '../errors.js';
 import type { Latchkey } from '../latchkey.js';
 import { consoleLogger } from '../logging/logger.js';
+import { authTime } from '../sessions/auth-time.js';
 import type { SessionCheck, SessionCheckMode } from '../sessions/schema.js';
+import { asksStepUp, durationSeconds, type FactorType } from '../sessions/step-up.js';
 import { credentialApp } from './app-of.js';
 import {
   type CookieSite,
@@ -39,6 +41,13 @@ export interface HostSessionOptions {
   mode?: SessionCheckMode;
   /** Read (and keep fresh) the session from cookies too; off by default. */
   cookies?: boolean | SessionCookieOptions;
+  /**
+   * Step-up ("sudo mode"): answer 401 `step_up_required` unless a factor was proven on the session
+   * within this long (seconds, or `'30s'`, `'5m'`, `'1h'`): one of `factors` when given.
+   */
+  freshWithin?: number | string;
+  /** Step-up: answer 401 `step_up_required` unless the session holds one of these factor kinds. */
+  factors?: FactorType[];
 }
 
 /** What an adapter tells the resolver about its request. */
@@ -74,6 +83,13 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
   const cookies = resolveCookieOptions(options.cookies);
   const appOf = credentialApp(latchkey, options.app_id);
   const namesOn = sessionCookieNamer(cookies ?? {});
+  // Parsed once, so a mistyped duration fails where the middleware is made, not per request.
+  const stepUp = {
+    freshWithin:
+      options.freshWithin === undefined ? undefined : durationSeconds(options.freshWithin, 'freshWithin'),
+    factors: options.factors,
+  };
+  const asks = asksStepUp(stepUp);
 
   const resolveSession = async (
     request: HostRequest,
@@ -82,11 +98,16 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
     const setCookies: string[] = [];
     try {
       const session = await resolve(request, revoking, setCookies);
+      if (asks && !revoking && session.kind === 'session')
+        latchkey.sessions.requireStepUp(session.auth, stepUp);
       return { session, setCookies };
     } catch (err) {
       if (!isLatchkeyError(err) || err.status >= 500) throw err;
-      // Cookies naming no live session (or named twice) are dropped, so the browser stops sending them.
-      const dead = err.status === 401 || err.errorType === 'repeated_session_cookie';
+      // Cookies naming no live session (or named twice) are dropped, so the browser stops sending
+      // them; a session that only needs a fresher proof is alive and keeps its cookies.
+      const dead =
+        (err.status === 401 && err.errorType !== 'step_up_required') ||
+        err.errorType === 'repeated_session_cookie';
       if (cookies && dead && usedCookies(request, namesOn(request.hostname)))
         setCookies.push(...clearedSessionCookies(cookies, siteOf(request)));
       return { session: { kind: 'error', error: err }, setCookies };
@@ -115,7 +136,15 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
       const sent = readSessionCookies(cookie, namesOn(host?.hostname ?? ''));
       if (!sent.repeated) jwt = sent.jwt;
     }
-    return jwt === undefined ? undefined : latchkey.sessions.checkKnownJwt(options.app_id, jwt);
+    const auth = jwt === undefined ? undefined : latchkey.sessions.checkKnownJwt(options.app_id, jwt);
+    if (auth === undefined || !asks) return auth;
+    // A session short of the step-up goes the long way, which answers the documented 401.
+    try {
+      latchkey.sessions.requireStepUp(auth, stepUp);
+      return auth;
+    } catch {
+      return undefined;
+    }
   };
 
   return Object.assign(resolveSession, { known });
@@ -190,6 +219,7 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
       user_id: fresh.user_id,
       session_id: fresh.session.id,
       factors: fresh.session.factors,
+      auth_time: authTime(fresh.session.factors),
       expires_at: fresh.session.expires_at,
     };
     return { kind: 'session', auth, appId, credential: { session_token: token } };
@@ -225,6 +255,7 @@ const placeholder = (appId: string): SessionCheck => ({
   user_id: '',
   session_id: '',
   factors: [],
+  auth_time: 0,
   expires_at: 0,
 });
 

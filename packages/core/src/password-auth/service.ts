@@ -155,7 +155,7 @@ export function passwordAuthService(
   /** A changed password ends the user's other sessions, unless the App chose otherwise. */
   async function afterChange(app: AppRecord, userId: string, keepSessionId?: string) {
     if (!app.settings.passwords.revoke_sessions_on_change) return;
-    await k.storage.sessions.revokeByUser(app.id, userId, k.now(), keepSessionId);
+    await k.storage.sessions.revokeByUser(app.id, userId, k.now(), keepSessionId, 'password_change');
   }
 
   /**

@@ -9,7 +9,15 @@ export const sessionsCapability = defineCapability({
   name: 'sessions',
   needs: [],
   storage: ['sessions', 'signingKeys'],
-  errors: ['invalid_field', 'invalid_session_jwt', 'missing_field', 'session_not_found'],
+  errors: [
+    'invalid_field',
+    'invalid_session_jwt',
+    'missing_field',
+    'secret_key_required',
+    'session_not_found',
+    'step_up_required',
+    'user_not_found',
+  ],
   service: ({ kernel, options }) =>
     sessionService(kernel, signingKeys(kernel, kernel.vault), {
       issuer: options.jwtIssuer ?? DEFAULT_JWT_ISSUER,

@@ -1,6 +1,7 @@
 import type { JSONWebKeySet, JWTPayload, JWTVerifyGetKey } from 'jose';
 import { LatchkeyError } from '../errors.js';
 import type { Factor } from '../shared/factor.js';
+import { authTime } from './auth-time.js';
 import { loadJose } from './jose.js';
 import { documentKeys, remoteKeys } from './key-import.js';
 import type { ActiveSigningKey } from './signing-keys.js';
@@ -13,6 +14,10 @@ export interface SessionClaims extends JWTPayload {
   exp: number;
   iat?: number;
   factors: Factor[];
+  /** Unix seconds: when a factor was last proven on the session (the latest factor's time). */
+  auth_time?: number;
+  /** The kinds of factor the session holds (`otp`, `webauthn`, `totp`, …). */
+  amr?: string[];
 }
 
 export async function signSessionJwt(
@@ -28,7 +33,15 @@ export async function signSessionJwt(
   },
 ): Promise<string> {
   const { SignJWT } = await loadJose();
-  return new SignJWT({ sid: claims.sessionId, factors: claims.factors })
+  // `auth_time` (OIDC) and `amr` (RFC 8176 style, Latchkey's factor kinds): what a verifier outside
+  // Latchkey (an edge function, another service) needs for a step-up check without `factors`.
+  const amr = [...new Set(claims.factors.map((f) => f.type))];
+  return new SignJWT({
+    sid: claims.sessionId,
+    auth_time: authTime(claims.factors),
+    amr,
+    factors: claims.factors,
+  })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
     .setSubject(claims.userId)
     .setIssuer(claims.issuer)

@@ -18,6 +18,13 @@ export interface SessionRecord {
   updated_at: number;
 }
 
+/**
+ * Why a session was revoked, carried by its `session.revoked` event: `user` (by its own token or
+ * JWT, or by the user from another of their sessions), `admin` (the App's secret key named it or
+ * its user), `password_change` (a changed or reset password ended it).
+ */
+export type SessionRevocationReason = 'user' | 'admin' | 'password_change';
+
 export interface SessionRepo {
   insert(session: SessionRecord): Promise<void>;
   /**
@@ -47,13 +54,32 @@ export interface SessionRepo {
     now: number,
     change: { expiresAt?: number; factor?: Factor },
   ): Promise<SessionRecord | null>;
-  /** Marks the session revoked at `now`; returns it, or null when missing or already revoked. */
-  revoke(appId: string, sessionId: string, now: number): Promise<SessionRecord | null>;
+  /**
+   * Marks the session revoked at `now`; returns it, or null when missing or already revoked (so
+   * of concurrent calls exactly one gets it). `reason` is for the event the write implies.
+   */
+  revoke(
+    appId: string,
+    sessionId: string,
+    now: number,
+    reason?: SessionRevocationReason,
+  ): Promise<SessionRecord | null>;
   /**
    * Marks every unrevoked session of the user revoked at `now`, but `exceptId` (when given);
    * returns those it revoked.
    */
-  revokeByUser(appId: string, userId: string, now: number, exceptId?: string): Promise<SessionRecord[]>;
+  revokeByUser(
+    appId: string,
+    userId: string,
+    now: number,
+    exceptId?: string,
+    reason?: SessionRevocationReason,
+  ): Promise<SessionRecord[]>;
+  /**
+   * The user's sessions that are unrevoked and unexpired at `now`, the most recently active
+   * first (ties by id): what a "signed-in devices" list shows.
+   */
+  listLiveByUser(appId: string, userId: string, now: number): Promise<SessionRecord[]>;
 }
 
 /** A per-App key that signs session JWTs; the private half only sealed by the KeyVault. */

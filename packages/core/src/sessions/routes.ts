@@ -7,6 +7,10 @@ import {
   authenticateSessionRequestSchema,
   authenticateSessionResponseSchema,
   jwksSchema,
+  listSessionsQuerySchema,
+  listSessionsResponseSchema,
+  revokeAllSessionsRequestSchema,
+  revokeAllSessionsResponseSchema,
   revokeSessionRequestSchema,
   revokeSessionResponseSchema,
 } from './schema.js';
@@ -30,11 +34,44 @@ const revoke = createRoute({
   method: 'post',
   path: '/v1/auth/sessions/revoke',
   tags: ['sessions'],
-  summary: 'Revoke a session by token or JWT, or by id with the secret key',
-  // A session id is in every JWT: with the public token alone, anyone could log anyone out.
-  ...policy({ key: 'public', rate: 'other', namedUser: ['session_id'] }),
+  summary:
+    "Revoke a session by token or JWT, by id with the secret key, or by id beside the caller's token or JWT (a session of the caller's user)",
+  // session_id alone needs the secret key (a session id is in every JWT): the service decides,
+  // since beside the caller's own session the public token may name one.
+  ...policy({ key: 'public', rate: 'other' }),
   request: jsonBody(revokeSessionRequestSchema),
-  responses: { 200: jsonResponse('Revoked', revokeSessionResponseSchema), ...errorResponses(413, 415) },
+  responses: {
+    200: jsonResponse('Revoked', revokeSessionResponseSchema),
+    ...errorResponses(403, 413, 415),
+  },
+});
+
+const revokeAll = createRoute({
+  method: 'post',
+  path: '/v1/auth/sessions/revoke_all',
+  tags: ['sessions'],
+  summary:
+    "Revoke every session of a user (user_id, secret key) or of the caller's user (token or JWT), optionally keeping the caller's",
+  ...policy({ key: 'public', rate: 'other', namedUser: ['user_id'] }),
+  request: jsonBody(revokeAllSessionsRequestSchema),
+  responses: {
+    200: jsonResponse('Revoked', revokeAllSessionsResponseSchema),
+    ...errorResponses(403, 404, 413, 415),
+  },
+});
+
+const list = createRoute({
+  method: 'get',
+  path: '/v1/auth/sessions',
+  tags: ['sessions'],
+  summary:
+    "A user's live sessions with their devices: by user_id with the secret key, or the caller's own by session_token or session_jwt",
+  ...policy({ key: 'public', rate: 'other' }),
+  request: { query: listSessionsQuerySchema },
+  responses: {
+    200: jsonResponse('The live sessions, most recently active first', listSessionsResponseSchema),
+    ...errorResponses(403, 404),
+  },
 });
 
 const jwks = createRoute({
@@ -62,8 +99,14 @@ export function registerSessionRoutes(app: HttpApp, sessions: SessionService) {
   );
   app.openapi(revoke, async (c) => {
     const body = c.req.valid('json');
-    return c.json(await sessions.revoke(c.get('app').id, body), 200);
+    return c.json(await sessions.revoke(c.get('app').id, body, c.get('keyKind')), 200);
   });
+  app.openapi(revokeAll, async (c) =>
+    c.json(await sessions.revokeAll(c.get('app').id, c.req.valid('json'), c.get('keyKind')), 200),
+  );
+  app.openapi(list, async (c) =>
+    c.json(await sessions.list(c.get('app').id, c.req.valid('query'), c.get('keyKind')), 200),
+  );
   app.openapi(jwks, async (c) => c.json(jwksBody(await sessions.jwks(c.get('app').id)), 200));
   app.openapi(publicJwks, async (c) => {
     const body = jwksBody(await sessions.publicJwks(c.req.valid('param').app_id));

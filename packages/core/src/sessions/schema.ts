@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { factorSchema } from '../shared/factor.js';
+import { FACTOR_TYPES } from './step-up.js';
 
 /** The session fields every proof-of-identity endpoint takes, with the spec's three rules. */
 export const sessionFieldsSchema = {
@@ -53,15 +54,77 @@ export const authenticateSessionResponseSchema = z
 
 export const revokeSessionRequestSchema = z
   .strictObject({
-    session_id: z.string().min(1).max(100).optional(),
+    session_id: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({
+        description:
+          'The session to end: alone with the secret key (any session of the App), or beside the ' +
+          "caller's session_token or session_jwt (a session of the caller's own user).",
+      }),
     session_token: z.string().min(1).max(200).optional(),
     session_jwt: z.string().min(1).max(8000).optional(),
   })
   .openapi('RevokeSessionRequest');
 
+const currentField = z.boolean().openapi({
+  description: "Whether the caller's own session (the one its token or JWT names) was among those ended.",
+});
+
 export const revokeSessionResponseSchema = z
-  .object({ message: z.string(), session_id: z.string(), user_id: z.string() })
+  .object({ message: z.string(), session_id: z.string(), user_id: z.string(), current: currentField })
   .openapi('RevokeSessionResponse');
+
+export const revokeAllSessionsRequestSchema = z
+  .strictObject({
+    user_id: z.string().min(1).max(100).optional().openapi({ description: 'With the secret key.' }),
+    session_token: z.string().min(1).max(200).optional(),
+    session_jwt: z.string().min(1).max(8000).optional(),
+    except_current: z.boolean().optional().openapi({
+      description: 'With a session token or JWT: keep that session ("sign out my other devices").',
+    }),
+    except_session_id: z.string().min(1).max(100).optional().openapi({
+      description: 'With user_id: keep this session of the user.',
+    }),
+  })
+  .openapi('RevokeAllSessionsRequest');
+
+export const revokeAllSessionsResponseSchema = z
+  .object({
+    message: z.string(),
+    user_id: z.string(),
+    session_ids: z.array(z.string()).openapi({ description: 'The sessions this call ended.' }),
+    current: currentField,
+  })
+  .openapi('RevokeAllSessionsResponse');
+
+export const listSessionsQuerySchema = z.strictObject({
+  user_id: z.string().min(1).max(100).optional().openapi({ description: 'With the secret key.' }),
+  session_token: z.string().min(1).max(200).optional().openapi({
+    description: "The caller's session: lists its user's sessions (public token or secret key).",
+  }),
+  session_jwt: z.string().min(1).max(8000).optional(),
+});
+
+export type ListSessionsInput = z.input<typeof listSessionsQuerySchema>;
+
+export const listedSessionSchema = sessionSchema
+  .omit({ session_token: true })
+  .extend({
+    device_label: z.string().openapi({
+      description: 'A coarse label from the user agent, e.g. "Chrome on macOS".',
+    }),
+    current: z.boolean().openapi({ description: "Whether this is the caller's own session." }),
+  })
+  .openapi('ListedSession');
+
+export type ListedSession = z.infer<typeof listedSessionSchema>;
+
+export const listSessionsResponseSchema = z
+  .object({ sessions: z.array(listedSessionSchema) })
+  .openapi('ListSessionsResponse');
 
 export const jwksSchema = z
   .object({
@@ -79,6 +142,13 @@ export const sessionCheckInputSchema = z.strictObject({
    * checked against storage. Default: `jwt` for a JWT, `token` for a token.
    */
   mode: z.enum(['jwt', 'token']).optional(),
+  /**
+   * Step-up: refuse with `step_up_required` unless a factor (one of `factors`, when given) was
+   * proven on the session within this many seconds, or `'30s'`, `'5m'`, `'1h'`.
+   */
+  fresh_within: z.union([z.int().min(0), z.string().regex(/^\d{1,7}[smhd]$/)]).optional(),
+  /** Step-up: refuse with `step_up_required` unless the session holds one of these kinds of factor. */
+  factors: z.array(z.enum(FACTOR_TYPES)).min(1).max(FACTOR_TYPES.length).optional(),
 });
 
 export type SessionCheckInput = z.input<typeof sessionCheckInputSchema>;
@@ -89,6 +159,8 @@ export const sessionCheckSchema = z.object({
   user_id: z.string(),
   session_id: z.string(),
   factors: z.array(factorSchema),
+  /** Unix seconds: the last time the user proved a factor on this session (the latest factor's). */
+  auth_time: z.int(),
   /** Unix seconds: the session's end when storage was read, the JWT's `exp` in jwt mode. */
   expires_at: z.int(),
 });

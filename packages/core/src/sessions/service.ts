@@ -1,21 +1,27 @@
-import type { AppRecord } from '../apps/repo.js';
+import type { ApiKeyKind, AppRecord } from '../apps/repo.js';
 import { newSecret } from '../crypto/ids.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
 import type { Factor } from '../shared/factor.js';
+import { requireUser } from '../shared/require-user.js';
 import { appVerificationKeys } from './app-keys.js';
+import { authTime } from './auth-time.js';
+import { deviceLabel } from './device-label.js';
 import { protectedHeaderKid } from './jose.js';
 import { type SessionClaims, signSessionJwt, verifySessionClaims } from './jwt.js';
 import { jwtReuse } from './jwt-reuse.js';
 import type { SessionRecord } from './repo.js';
 import {
+  type ListedSession,
+  type ListSessionsInput,
   type Session,
   type SessionCheck,
   type SessionCheckInput,
   sessionCheckInputSchema,
 } from './schema.js';
 import type { SigningKeys } from './signing-keys.js';
+import { asksStepUp, requireStepUp, type StepUpRequirement } from './step-up.js';
 import { verifiedJwts } from './verified-jwts.js';
 
 /** The session fields of every proof-of-identity request. */
@@ -145,6 +151,49 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
     return k.storage.sessions.touch(app.id, session.id, now, {});
   }
 
+  /**
+   * Whose sessions a list or revoke-all call is about: the user the secret key names, or the user
+   * of the live session the caller sends (which is then the "current" one). A public token never
+   * names a user: it proves one with a session.
+   */
+  async function subject(
+    appId: string,
+    input: SessionFields & { user_id?: string | undefined },
+    keyKind: ApiKeyKind,
+  ): Promise<{ userId: string; current: SessionRecord | null }> {
+    const given = [input.user_id, input.session_token, input.session_jwt].filter((v) => v !== undefined);
+    if (given.length !== 1) {
+      throw new LatchkeyError(
+        given.length === 0 ? 'missing_field' : 'invalid_field',
+        'Send exactly one of user_id (secret key), session_token and session_jwt.',
+        { field: 'user_id' },
+      );
+    }
+    if (input.user_id !== undefined) {
+      if (keyKind !== 'secret') {
+        throw new LatchkeyError(
+          'secret_key_required',
+          "Naming a user needs the secret key; with the public token, send the user's session_token or session_jwt.",
+          { field: 'user_id' },
+        );
+      }
+      await requireUser(k.storage.users, appId, input.user_id);
+      return { userId: input.user_id, current: null };
+    }
+    const current = await findLive(appId, input);
+    if (!current) throw new LatchkeyError('session_not_found');
+    return { userId: current.user_id, current };
+  }
+
+  const listed = (s: SessionRecord, currentId: string | undefined): ListedSession => {
+    const { session_token: _none, ...session } = view(s);
+    return {
+      ...session,
+      device_label: deviceLabel(s.device_fingerprint?.user_agent),
+      current: s.id === currentId,
+    };
+  };
+
   const oneOf = (fields: SessionFields) => {
     const given = [fields.session_token, fields.session_jwt].filter((v) => v !== undefined).length;
     if (given !== 1) {
@@ -157,6 +206,34 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
       );
     }
   };
+
+  /** A session token or JWT's session as `check` sees it, in the given mode (no step-up here). */
+  async function checkSession(
+    appId: string,
+    jwt: string | undefined,
+    token: string | undefined,
+    mode: 'jwt' | 'token',
+  ): Promise<SessionCheck> {
+    let session: SessionRecord | null;
+    if (jwt !== undefined) {
+      const claims = await verifyJwt(appId, jwt);
+      if (mode === 'jwt') return checkFromClaims(appId, claims);
+      session = await k.storage.sessions.get(appId, claims.sid);
+    } else {
+      session = await k.storage.sessions.findByTokenHash(appId, lookupHash(token as string));
+    }
+    if (!isLive(session)) throw new LatchkeyError('session_not_found');
+    const live = await noteActivity(await k.app(appId), session);
+    if (!live) throw new LatchkeyError('session_not_found');
+    return {
+      app_id: appId,
+      user_id: live.user_id,
+      session_id: live.id,
+      factors: live.factors,
+      auth_time: authTime(live.factors),
+      expires_at: live.expires_at,
+    };
+  }
 
   return {
     /**
@@ -266,24 +343,18 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
       }
       const { app_id: appId, session_jwt: jwt, session_token: token } = parsed.data;
       oneOf({ session_jwt: jwt, session_token: token });
-      let session: SessionRecord | null;
-      if (jwt !== undefined) {
-        const claims = await verifyJwt(appId, jwt);
-        if ((parsed.data.mode ?? 'jwt') === 'jwt') return checkFromClaims(appId, claims);
-        session = await k.storage.sessions.get(appId, claims.sid);
-      } else {
-        session = await k.storage.sessions.findByTokenHash(appId, lookupHash(token as string));
-      }
-      if (!isLive(session)) throw new LatchkeyError('session_not_found');
-      const live = await noteActivity(await k.app(appId), session);
-      if (!live) throw new LatchkeyError('session_not_found');
-      return {
-        app_id: appId,
-        user_id: live.user_id,
-        session_id: live.id,
-        factors: live.factors,
-        expires_at: live.expires_at,
-      };
+      const stepUp = { freshWithin: parsed.data.fresh_within, factors: parsed.data.factors };
+      const checked = await checkSession(appId, jwt, token, parsed.data.mode ?? 'jwt');
+      if (asksStepUp(stepUp)) requireStepUp(checked.factors, k.now(), stepUp);
+      return checked;
+    },
+
+    /**
+     * Throws `step_up_required` (401) unless the checked session meets the requirement now: for
+     * sensitive actions ("sudo mode"). The host adapters' `freshWithin` / `factors` options.
+     */
+    requireStepUp(auth: Pick<SessionCheck, 'factors'>, requirement: StepUpRequirement): void {
+      if (asksStepUp(requirement)) requireStepUp(auth.factors, k.now(), requirement);
     },
 
     /**
@@ -296,7 +367,6 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
       const known = verified.get(appId, jwt, k.now());
       return known === undefined ? undefined : checkFromClaims(known.appId, known.claims);
     },
-
     /**
      * The App of a session token, in any App, for a host that serves several without naming
      * one: one storage read the first time a token is seen, none after (a token's App never
@@ -314,31 +384,127 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
     },
 
     /**
-     * Revokes by id, token or JWT. A JWT whose `exp` has passed still revokes its own session
-     * (its signature and App are checked as ever): a client holding only that JWT can log out.
+     * Revokes by token or JWT (the session they name: a logout), by `session_id` alone (any
+     * session of the App: the secret key only), or by `session_id` beside the caller's token or
+     * JWT (a session of the caller's own user: "sign out that device"). A session of another App
+     * or, for a caller's session, of another user is `session_not_found`, as a missing one is.
+     * A JWT whose `exp` has passed still revokes its own session (its signature and App are
+     * checked as ever): a client holding only that JWT can log out. `keyKind`: the API key of
+     * the request; in process, the host's own code, which counts as the secret key.
      */
-    async revoke(appId: string, fields: SessionFields & { session_id?: string | undefined }) {
-      const given = [fields.session_id, fields.session_token, fields.session_jwt].filter(
-        (v) => v !== undefined,
-      );
-      if (given.length !== 1) {
+    async revoke(
+      appId: string,
+      fields: SessionFields & {
+        session_id?: string | undefined;
+        /** In process: with `session_id` alone, the session must be this user's (a host's own check). */
+        user_id?: string | undefined;
+      },
+      keyKind: ApiKeyKind = 'secret',
+    ) {
+      const credentials = [fields.session_token, fields.session_jwt].filter((v) => v !== undefined);
+      if (credentials.length > 1 || (credentials.length === 0 && fields.session_id === undefined)) {
         throw new LatchkeyError(
-          'missing_field',
-          'Send exactly one of session_id, session_token and session_jwt.',
-          {
-            field: 'session_id',
-          },
+          credentials.length > 1 ? 'invalid_field' : 'missing_field',
+          'Send session_id, session_token or session_jwt, or session_id beside one of the other two.',
+          { field: 'session_id' },
         );
       }
       let sessionId: string | undefined;
-      if (fields.session_id !== undefined) sessionId = fields.session_id;
-      else if (fields.session_jwt !== undefined)
+      let current = false;
+      let reason: 'user' | 'admin' = 'user';
+      if (fields.session_id !== undefined && credentials.length === 0) {
+        // A session id is in every JWT: with the public token alone, anyone could log anyone out.
+        if (keyKind !== 'secret') {
+          throw new LatchkeyError(
+            'secret_key_required',
+            "Revoking by session_id alone needs the secret key; send the caller's session_token or session_jwt beside it.",
+            { field: 'session_id' },
+          );
+        }
+        sessionId = fields.session_id;
+        reason = 'admin';
+        if (fields.user_id !== undefined) {
+          const target = await k.storage.sessions.get(appId, sessionId);
+          if (target?.user_id !== fields.user_id) sessionId = undefined;
+          reason = 'user';
+        }
+      } else if (fields.session_id !== undefined) {
+        const caller = await findLive(appId, fields);
+        if (!caller) throw new LatchkeyError('session_not_found');
+        const target =
+          fields.session_id === caller.id ? caller : await k.storage.sessions.get(appId, fields.session_id);
+        // Another user's session answers as a missing one: its existence is not the caller's to learn.
+        if (target?.user_id === caller.user_id) sessionId = target.id;
+        current = sessionId === caller.id;
+      } else if (fields.session_jwt !== undefined) {
         sessionId = (await verifyJwt(appId, fields.session_jwt, true)).sid;
-      else sessionId = (await findLive(appId, fields))?.id;
-      const revoked = sessionId ? await k.storage.sessions.revoke(appId, sessionId, k.now()) : null;
+        current = true;
+      } else {
+        sessionId = (await findLive(appId, fields))?.id;
+        current = true;
+      }
+      const revoked = sessionId ? await k.storage.sessions.revoke(appId, sessionId, k.now(), reason) : null;
       if (!revoked) throw new LatchkeyError('session_not_found');
       issuedJwts.forget(revoked.id);
-      return { message: 'Session revoked.', session_id: revoked.id, user_id: revoked.user_id };
+      return { message: 'Session revoked.', session_id: revoked.id, user_id: revoked.user_id, current };
+    },
+
+    /**
+     * Ends every live session of a user: the one the secret key names (`user_id`, keeping
+     * `except_session_id`), or the caller's own (by its token or JWT, keeping that session with
+     * `except_current`: "sign out my other devices").
+     */
+    async revokeAll(
+      appId: string,
+      input: SessionFields & {
+        user_id?: string | undefined;
+        except_current?: boolean | undefined;
+        except_session_id?: string | undefined;
+      },
+      keyKind: ApiKeyKind = 'secret',
+    ) {
+      if (input.except_current !== undefined && input.user_id !== undefined) {
+        throw new LatchkeyError('invalid_field', 'except_current goes with a session_token or session_jwt.', {
+          field: 'except_current',
+        });
+      }
+      if (input.except_session_id !== undefined && input.user_id === undefined) {
+        throw new LatchkeyError(
+          'invalid_field',
+          'except_session_id goes with user_id; with a session, send except_current.',
+          { field: 'except_session_id' },
+        );
+      }
+      const { userId, current } = await subject(appId, input, keyKind);
+      const keep = current ? (input.except_current ? current.id : undefined) : input.except_session_id;
+      const revoked = await k.storage.sessions.revokeByUser(
+        appId,
+        userId,
+        k.now(),
+        keep,
+        current ? 'user' : 'admin',
+      );
+      for (const s of revoked) issuedJwts.forget(s.id);
+      return {
+        message: `${revoked.length} session${revoked.length === 1 ? '' : 's'} revoked.`,
+        user_id: userId,
+        session_ids: revoked.map((s) => s.id),
+        current: current !== null && revoked.some((s) => s.id === current.id),
+      };
+    },
+
+    /**
+     * The user's live sessions, the most recently active first: the user the secret key names,
+     * or the caller's own (by its token or JWT, which is then marked `current`).
+     */
+    async list(
+      appId: string,
+      input: ListSessionsInput,
+      keyKind: ApiKeyKind = 'secret',
+    ): Promise<{ sessions: ListedSession[] }> {
+      const { userId, current } = await subject(appId, input, keyKind);
+      const sessions = await k.storage.sessions.listLiveByUser(appId, userId, k.now());
+      return { sessions: sessions.map((s) => listed(s, current?.id)) };
     },
 
     jwks: (appId: string) => keys.jwks(appId),
@@ -358,6 +524,7 @@ function checkFromClaims(appId: string, claims: SessionClaims): SessionCheck {
     user_id: claims.sub,
     session_id: claims.sid,
     factors: claims.factors,
+    auth_time: authTime(claims.factors),
     expires_at: claims.exp,
   };
 }

@@ -245,5 +245,19 @@ export function kyselySessionRepo(db: LatchkeyDb, read?: PreparedRead): SessionR
       if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
       return (await query.returningAll().execute()).map(toRecord);
     },
+
+    async listLiveByUser(appId, userId, now) {
+      const rows = await db
+        .selectFrom('sessions')
+        .select(COLUMNS)
+        .where('app_id', '=', appId)
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', now)
+        .orderBy('last_active_at', 'desc')
+        .orderBy('id', 'asc')
+        .execute();
+      return rows.map(toRecord);
+    },
   };
 }
