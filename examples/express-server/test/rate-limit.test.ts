@@ -96,26 +96,30 @@ describe('a per-route rate limit across two server processes', () => {
     await removeDataDirs();
   });
 
-  it.skipIf(!haveRedis)('holds when they share only Redis (LATCHKEY_REDIS_URL)', async () => {
-    const env = secrets();
-    const first = await newDataDir();
-    const keys = await prepareApp(
-      await pgliteStorage(path.join(first, 'pglite'), { migrate: true }),
-      env.LATCHKEY_SECRET,
-      first,
-    );
-    // The second process gets its own copy of the database: only Redis can carry the count.
-    const second = await newDataDir();
-    await cp(first, second, { recursive: true });
-    const serverEnv = { ...env, LATCHKEY_REDIS_URL: REDIS_URL };
-    const [a, b] = await Promise.all([spawnServer(first, serverEnv), spawnServer(second, serverEnv)]);
-    expect(a.keys).toEqual(keys);
-    expect(b.keys).toEqual(keys);
-    expect(a.banner).toContain('rate limits in Redis');
-    await expectSharedLimit([a, b], keys);
-    expect(await a.stop()).toEqual({ code: 0, signal: null });
-    expect(await b.stop()).toEqual({ code: 0, signal: null });
-  });
+  it.skipIf(!haveRedis)(
+    'holds when they share only Redis (LATCHKEY_REDIS_URL)',
+    async () => {
+      const env = secrets();
+      const first = await newDataDir();
+      const keys = await prepareApp(
+        await pgliteStorage(path.join(first, 'pglite'), { migrate: true }),
+        env.LATCHKEY_SECRET,
+        first,
+      );
+      // The second process gets its own copy of the database: only Redis can carry the count.
+      const second = await newDataDir();
+      await cp(first, second, { recursive: true });
+      const serverEnv = { ...env, LATCHKEY_REDIS_URL: REDIS_URL };
+      const [a, b] = await Promise.all([spawnServer(first, serverEnv), spawnServer(second, serverEnv)]);
+      expect(a.keys).toEqual(keys);
+      expect(b.keys).toEqual(keys);
+      expect(a.banner).toContain('rate limits in Redis');
+      await expectSharedLimit([a, b], keys);
+      expect(await a.stop()).toEqual({ code: 0, signal: null });
+      expect(await b.stop()).toEqual({ code: 0, signal: null });
+    },
+    120_000,
+  );
 
   it.skipIf(!DATABASE_URL)(
     'holds when they share Postgres (no Redis: the storage limiter)',

@@ -261,6 +261,7 @@ describe('sending from an ethereum wallet (anvil)', () => {
       eth_transaction: { chain_id: String(CHAIN_ID), to: USDC, data },
     });
     expect(res.status).toBe(200);
+    await provider.waitForTransaction(res.body.transaction_hash, 1, 10_000);
     const followed = await t.call('GET', `/v1/wallets/${sender.id}/transactions/${res.body.transaction_id}`);
     expect(followed.body.status).toBe('confirmed');
     expect((await t.balance(payee.id, 'USDC')).body.balance).toBe('1.25');
@@ -401,6 +402,8 @@ describe('faults', () => {
       // The next send takes the next nonce: no gap, no collision.
       const next = await send({ to, value: '4' });
       expect(next.body.nonce).toBe(res.body.nonce + 1);
+      // Anvil mines an auto-mined block just after answering the send: wait for its receipt.
+      await provider.waitForTransaction(next.body.transaction_hash, 1, 10_000);
       expect((await read(next.body.transaction_id)).body.status).toBe('confirmed');
       expect(await provider.getTransactionCount(wallet.public_address)).toBe(2);
     } finally {
