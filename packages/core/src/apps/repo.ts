@@ -29,3 +29,10 @@ export interface AppRepo {
   /** Applies the patch and returns the updated App, or null when there is none. */
   update(appId: string, patch: Partial<Omit<AppRecord, 'id' | 'created_at'>>): Promise<AppRecord | null>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    apps: AppRepo;
+  }
+}

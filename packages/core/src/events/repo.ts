@@ -27,3 +27,10 @@ export interface EventRepo {
   /** Newest first. */
   list(appId: string, query: EventListQuery): Promise<EventRecord[]>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    events: EventRepo;
+  }
+}

@@ -47,3 +47,10 @@ export interface MagicLinkRepo {
   /** Deletes every link sent to an email (the email was removed). */
   deleteByEmail(appId: string, emailId: string): Promise<void>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    magicLinks: MagicLinkRepo;
+  }
+}

@@ -82,3 +82,11 @@ export interface SigningKeyRepo {
   /** Retires the App's active key at `now` (rotation); the next signing creates a new one. */
   retireActive(appId: string, now: number): Promise<void>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    sessions: SessionRepo;
+    signingKeys: SigningKeyRepo;
+  }
+}

@@ -89,3 +89,11 @@ export interface SeedRepo {
   insertIfAbsent(seed: SeedRecord): Promise<SeedRecord>;
   get(appId: string, userId: string): Promise<SeedRecord | null>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    wallets: WalletRepo;
+    seeds: SeedRepo;
+  }
+}

@@ -106,3 +106,10 @@ export interface WebhookRepo {
    */
   redeliver(event: EventRecord, now: number, endpointId?: string): Promise<number>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    webhooks: WebhookRepo;
+  }
+}
