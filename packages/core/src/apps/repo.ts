@@ -36,3 +36,12 @@ declare module '../ports/storage.js' {
     apps: AppRepo;
   }
 }
+
+// What the API-key check sets on each request (http/middleware.ts): http/ names no capability.
+declare module '../http/env.js' {
+  interface HttpVariables {
+    /** The App of the request's API key. */
+    app: AppRecord;
+    keyKind: ApiKeyKind;
+  }
+}
