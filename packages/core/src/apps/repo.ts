@@ -45,3 +45,10 @@ declare module '../http/env.js' {
     keyKind: ApiKeyKind;
   }
 }
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    app: true;
+  }
+}

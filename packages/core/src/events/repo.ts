@@ -34,3 +34,10 @@ declare module '../ports/storage.js' {
     events: EventRepo;
   }
 }
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    evt: true;
+  }
+}

@@ -54,3 +54,10 @@ declare module '../ports/storage.js' {
     magicLinks: MagicLinkRepo;
   }
 }
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    magic: true;
+  }
+}

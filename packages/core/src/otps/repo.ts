@@ -71,3 +71,10 @@ declare module '../ports/storage.js' {
     otps: OtpRepo;
   }
 }
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    otp: true;
+  }
+}

@@ -90,3 +90,11 @@ declare module '../ports/storage.js' {
     signingKeys: SigningKeyRepo;
   }
 }
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    session: true;
+    key: true;
+  }
+}

@@ -102,3 +102,10 @@ declare module '../ports/storage.js' {
     totps: TotpRepo;
   }
 }
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    totp: true;
+  }
+}

@@ -88,3 +88,12 @@ declare module '../ports/storage.js' {
     phoneNumbers: ContactRepo;
   }
 }
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    user: true;
+    email: true;
+    phone: true;
+  }
+}

@@ -134,3 +134,12 @@ declare module '../ports/storage.js' {
     walletSignatures: WalletSignatureRepo;
   }
 }
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    policy: true;
+    signature: true;
+    spend: true;
+  }
+}

@@ -132,3 +132,10 @@ declare module '../ports/storage.js' {
     walletTransactions: WalletTransactionRepo;
   }
 }
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    wtx: true;
+  }
+}

@@ -97,3 +97,11 @@ declare module '../ports/storage.js' {
     seeds: SeedRepo;
   }
 }
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    wallet: true;
+    seed: true;
+  }
+}

@@ -97,3 +97,10 @@ declare module '../ports/storage.js' {
     webauthn: WebAuthnRepo;
   }
 }
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    webauthn: true;
+  }
+}

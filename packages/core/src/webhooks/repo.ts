@@ -113,3 +113,11 @@ declare module '../ports/storage.js' {
     webhooks: WebhookRepo;
   }
 }
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    whep: true;
+    whatt: true;
+  }
+}
