@@ -64,12 +64,9 @@ module.exports = {
     {
       name: 'shared-layers-name-no-capability',
       comment:
-        'The layers every capability builds on import none, nor the list or the wiring: a capability adds its repos, request variables and routes from its own folder (module augmentation, its descriptor), and latchkey.ts hands the list to the HTTP app. shared/signing-request.ts still types the wallet it names (docs/decisions.md).',
+        'The layers every capability builds on import none, nor the list or the wiring: a capability adds its repos, request variables and routes from its own folder (module augmentation, its descriptor), and latchkey.ts hands the list to the HTTP app.',
       severity: 'error',
-      from: {
-        path: '^packages/core/src/(http|ports|crypto|shared|chains)/',
-        pathNot: '^packages/core/src/shared/signing-request\\.ts$',
-      },
+      from: { path: '^packages/core/src/(http|ports|crypto|shared|chains)/' },
       to: {
         path: [capability, '^packages/core/src/(capabilities|capability|kernel|latchkey)\\.ts$'],
       },

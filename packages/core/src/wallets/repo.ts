@@ -105,3 +105,8 @@ declare module '../crypto/ids.js' {
     seed: true;
   }
 }
+
+// The wallet a signing request names (shared/signing-request.ts) is this record.
+declare module '../shared/signing-request.js' {
+  interface SigningWallet extends WalletRecord {}
+}
