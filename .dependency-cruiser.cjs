@@ -62,6 +62,16 @@ module.exports = {
       to: { path: '/(service|routes|capability)\\.ts$' },
     },
     {
+      name: 'shared-layers-name-no-capability',
+      comment:
+        'The layers every capability builds on import none, nor the list or the wiring: a capability adds its repos, request variables and routes from its own folder (module augmentation, its descriptor), and latchkey.ts hands the list to the HTTP app.',
+      severity: 'error',
+      from: { path: '^packages/core/src/(http|ports|crypto|shared|chains)/' },
+      to: {
+        path: [capability, '^packages/core/src/(capabilities|capability|kernel|latchkey)\\.ts$'],
+      },
+    },
+    {
       name: 'adapters-use-the-public-api',
       comment: 'Adapters and examples import @latchkey/core, never a file inside it.',
       severity: 'error',

@@ -1,5 +1,6 @@
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
+import type { AppService } from './apps/service.js';
 import { type DefaultCapabilities, defaultCapabilities } from './capabilities.js';
 import { type AnyCapability, buildServices, type ReposOf, type ServicesOf } from './capability.js';
 import { toBase64Url, utf8 } from './crypto/encoding.js';
@@ -9,9 +10,9 @@ import { LatchkeyError } from './errors.js';
 import { eventHooks } from './events/hooks.js';
 import { recordingStorage } from './events/recording-storage.js';
 import { writeRules } from './events/storage-events.js';
-import { createHttpApp, type HttpServices } from './http/app.js';
+import { createHttpApp } from './http/app.js';
 import type { HttpApp } from './http/env.js';
-import { createKernel } from './kernel.js';
+import { APP_CACHE_SECONDS, createKernel } from './kernel.js';
 import { consoleLogger, type Logger } from './logging/logger.js';
 import { type LatchkeyOptions, latchkeyOptionsSchema } from './options.js';
 import { nowSeconds, systemClock } from './ports/clock.js';
@@ -19,6 +20,7 @@ import type { KeyVault } from './ports/key-vault.js';
 import { systemRandom } from './ports/random.js';
 import type { Sender } from './ports/sender.js';
 import type { Storage } from './ports/storage.js';
+import { routeLimitCheck } from './rate-limits/route-limits.js';
 import { storageRateLimiter } from './rate-limits/storage-rate-limiter.js';
 import { requestSpans } from './telemetry/http-spans.js';
 import { tracedStorage } from './telemetry/storage-spans.js';
@@ -100,21 +102,34 @@ export function createLatchkey(
     logger,
   });
   const { storage: _unrecorded, ...settings } = opts;
-  const services = buildServices(capabilities, { kernel, options: settings, hooks }) as HttpServices;
+  const services = buildServices(capabilities, { kernel, options: settings, hooks });
+  // Checked present above; the HTTP layer reads Apps through it.
+  const apps = services.apps as AppService;
   // Built on the first `fetch`, `routes` or `openapi`: a host that only calls services or checks
   // sessions never holds the router, its middleware and the OpenAPI registry (a larger heap for
   // the garbage collector to walk on each of the host's own requests).
   let http: HttpApp | undefined;
   const httpApp = (): HttpApp =>
-    (http ??= createHttpApp(kernel, capabilities, services, {
-      maxBodyBytes: opts.http.maxBodyBytes,
-      requestTimeoutMs: opts.http.requestTimeoutMs,
-      version: VERSION,
-      onInternalError:
-        opts.onInternalError ??
-        ((err, requestId) => logger.error({ err, request_id: requestId }, 'latchkey: request failed')),
-      trace: opts.tracer && requestSpans(opts.tracer),
-    }));
+    (http ??= createHttpApp(
+      {
+        random: kernel.random,
+        now: kernel.now,
+        apps,
+        appCacheSeconds: APP_CACHE_SECONDS,
+        routeLimit: (route) => routeLimitCheck(kernel.rateLimiter, route),
+      },
+      capabilities,
+      services,
+      {
+        maxBodyBytes: opts.http.maxBodyBytes,
+        requestTimeoutMs: opts.http.requestTimeoutMs,
+        version: VERSION,
+        onInternalError:
+          opts.onInternalError ??
+          ((err, requestId) => logger.error({ err, request_id: requestId }, 'latchkey: request failed')),
+        trace: opts.tracer && requestSpans(opts.tracer),
+      },
+    ));
   // The services in the list's order, then what every Latchkey holds.
   const ordered = Object.fromEntries(
     capabilities.map((c) => [c.name, (services as Record<string, unknown>)[c.name]]),

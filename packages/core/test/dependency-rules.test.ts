@@ -79,6 +79,24 @@ describe('the import rules of npm run lint', () => {
     expect(found).toEqual(['capabilities-meet-at-their-surface']);
   });
 
+  it('refuse a shared layer naming a capability, the list or the kernel', async () => {
+    const found = await violations({
+      'packages/core/src/apps/repo.ts': 'export type AppRecord = { id: string };\n',
+      'packages/core/src/capabilities.ts': 'export const defaultCapabilities = [];\n',
+      'packages/core/src/http/app.ts':
+        "import type { AppRecord } from '../apps/repo.js';\nexport type A = AppRecord;\n",
+      'packages/core/src/http/mount.ts':
+        "import { defaultCapabilities } from '../capabilities.js';\nexport const m = defaultCapabilities;\n",
+      'packages/core/src/ports/storage.ts':
+        "import type { AppRecord } from '../apps/repo.js';\nexport type S = { apps: AppRecord };\n",
+    });
+    expect(found).toEqual([
+      'shared-layers-name-no-capability',
+      'shared-layers-name-no-capability',
+      'shared-layers-name-no-capability',
+    ]);
+  });
+
   it('pass a tree that keeps them', async () => {
     expect(
       await violations({

@@ -29,3 +29,26 @@ export interface AppRepo {
   /** Applies the patch and returns the updated App, or null when there is none. */
   update(appId: string, patch: Partial<Omit<AppRecord, 'id' | 'created_at'>>): Promise<AppRecord | null>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    apps: AppRepo;
+  }
+}
+
+// What the API-key check sets on each request (http/middleware.ts): http/ names no capability.
+declare module '../http/env.js' {
+  interface HttpVariables {
+    /** The App of the request's API key. */
+    app: AppRecord;
+    keyKind: ApiKeyKind;
+  }
+}
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    app: true;
+  }
+}

@@ -27,3 +27,17 @@ export interface EventRepo {
   /** Newest first. */
   list(appId: string, query: EventListQuery): Promise<EventRecord[]>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    events: EventRepo;
+  }
+}
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    evt: true;
+  }
+}

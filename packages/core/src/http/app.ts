@@ -1,24 +1,45 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { DefaultCapabilities } from '../capabilities.js';
-import type { AnyCapability, ServicesOf } from '../capability.js';
 import { LatchkeyError } from '../errors.js';
-import { APP_CACHE_SECONDS, type Kernel } from '../kernel.js';
-import { routeLimitCheck } from '../rate-limits/route-limits.js';
+import type { RandomSource } from '../ports/random.js';
 import { cachingRouter } from './caching-router.js';
 import { corsPolicy } from './cors.js';
 import { deadlineRacer } from './deadline.js';
-import type { HttpApp, HttpEnv } from './env.js';
+import type { HttpApp, HttpEnv, HttpVariables } from './env.js';
 import { errorResponse } from './error-body.js';
-import { apiKeyCheck, checkUrlText, jsonBodyReader, requestIds } from './middleware.js';
+import { type ApiKeys, apiKeyCheck, checkUrlText, jsonBodyReader, requestIds } from './middleware.js';
 import { type PipelineOptions, requestPipeline } from './pipeline.js';
-import { routeTable } from './route-table.js';
+import { type RouteLookup, routeTable } from './route-table.js';
 import { OPENAPI_ROUTE, registerSystemRoutes } from './system-routes.js';
 import { validationError } from './validation-hook.js';
 
-/** The services whose routes the app mounts: one per capability of the list, under its name. */
-export type HttpServices<C extends readonly AnyCapability[] = DefaultCapabilities> = ServicesOf<C>;
+/**
+ * What mounts routes: a capability (capability.ts) is one. latchkey.ts hands the list over, so
+ * the HTTP layer names no capability.
+ */
+export interface RouteMount {
+  readonly name: string;
+  routes?(app: HttpApp, service: never): void;
+}
+
+/** What the HTTP layer reads of Apps (the apps service is one): the API-key check and CORS. */
+export interface HttpApps extends ApiKeys {
+  /** Every App (for preflights, which carry no key and so name no App). */
+  list(): Promise<Array<HttpVariables['app']>>;
+}
+
+/** The ports and checks the `/v1` app is built from; latchkey.ts wires them. */
+export interface HttpParts {
+  random: RandomSource;
+  /** Unix seconds. */
+  now: () => number;
+  apps: HttpApps;
+  /** How long the union of the Apps' allowed origins is kept (the Apps' cache time). */
+  appCacheSeconds: number;
+  /** The last check before the route, over the route table: the per-route rate limits. */
+  routeLimit: (route: RouteLookup) => PipelineOptions['checks'][number];
+}
 
 export interface HttpOptions {
   maxBodyBytes: number;
@@ -34,10 +55,10 @@ export interface HttpOptions {
  * The `/v1` app: the middleware chain, then each capability's routes in the list's order (the
  * order of the OpenAPI document). The API-key check and CORS read Apps, so `apps` is required.
  */
-export function createHttpApp<C extends readonly AnyCapability[]>(
-  k: Kernel,
-  capabilities: C,
-  services: HttpServices<C> & Pick<HttpServices, 'apps'>,
+export function createHttpApp(
+  parts: HttpParts,
+  capabilities: readonly RouteMount[],
+  services: Readonly<Record<string, unknown>>,
   options: HttpOptions,
 ): HttpApp {
   const app: HttpApp = new OpenAPIHono<HttpEnv>({
@@ -64,26 +85,30 @@ export function createHttpApp<C extends readonly AnyCapability[]>(
     '*',
     requestPipeline({
       app,
-      requestId: requestIds(k.random),
+      requestId: requestIds(parts.random),
       onError,
       // The work under way is not cancelled when the time is up, so the request may still take
       // effect: the error says so.
       race: deadlineRacer(options.requestTimeoutMs),
       timedOut,
-      cors: corsPolicy({ route, listApps: services.apps.list, now: k.now, cacheSeconds: APP_CACHE_SECONDS }),
+      cors: corsPolicy({
+        route,
+        listApps: parts.apps.list,
+        now: parts.now,
+        cacheSeconds: parts.appCacheSeconds,
+      }),
       checks: [
         checkUrlText,
-        apiKeyCheck(services.apps, route.isOpen),
+        apiKeyCheck(parts.apps, route.isOpen),
         jsonBodyReader(options.maxBodyBytes),
-        routeLimitCheck(k.rateLimiter, route),
+        parts.routeLimit(route),
       ],
       trace: options.trace,
     }),
   );
 
   registerSystemRoutes(app, { version: options.version });
-  const byName = services as Record<string, unknown>;
-  for (const capability of capabilities) capability.routes?.(app, byName[capability.name] as never);
+  for (const capability of capabilities) capability.routes?.(app, services[capability.name] as never);
 
   app.notFound((c) => errorResponse(c, new LatchkeyError('route_not_found')));
   app.onError(onError);

@@ -1,12 +1,11 @@
 import type { Context } from 'hono';
-import type { AppRecord } from '../apps/repo.js';
-import type { HttpEnv } from './env.js';
+import type { HttpEnv, HttpVariables } from './env.js';
 import type { RouteInfo } from './route-table.js';
 
 export interface CorsOptions {
   route: (method: string, path: string) => RouteInfo | undefined;
   /** Every App (for preflights, which carry no key and so name no App). */
-  listApps: () => Promise<AppRecord[]>;
+  listApps: () => Promise<Array<HttpVariables['app']>>;
   /** Unix seconds, for how long the union of allowed origins is kept. */
   now: () => number;
   cacheSeconds: number;
@@ -63,7 +62,8 @@ export function corsPolicy(options: CorsOptions) {
   return { preflight, answer };
 }
 
-const allows = (app: AppRecord, origin: string) => app.settings.cors.allowed_origins.includes(origin);
+const allows = (app: HttpVariables['app'], origin: string) =>
+  app.settings.cors.allowed_origins.includes(origin);
 
 function unionOfOrigins(options: CorsOptions): (origin: string) => Promise<boolean> {
   let cached: { origins: Set<string>; until: number } | undefined;

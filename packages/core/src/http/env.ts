@@ -1,17 +1,19 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { ApiKeyKind, AppRecord } from '../apps/repo.js';
 import type { ErrorType } from '../errors.js';
 
-/** Per-request values the middleware chain sets for the handlers. */
+/**
+ * Per-request values the middleware chain sets for the handlers. apps/repo.ts adds `app` and
+ * `keyKind` (set on every route that takes an API key) by module augmentation, so the HTTP layer
+ * names no capability.
+ */
+export interface HttpVariables {
+  requestId: string;
+  /** Set when the answer is an error: its `error_type` (read by the request span). */
+  errorType: ErrorType;
+}
+
 export interface HttpEnv {
-  Variables: {
-    requestId: string;
-    /** Set on every route that takes an API key. */
-    app: AppRecord;
-    keyKind: ApiKeyKind;
-    /** Set when the answer is an error: its `error_type` (read by the request span). */
-    errorType: ErrorType;
-  };
+  Variables: HttpVariables;
   Bindings: {
     /** The client's address, when the adapter knows it (Express, Node server). */
     clientIp?: string;

@@ -1,10 +1,9 @@
 import type { Context } from 'hono';
-import type { AppService } from '../apps/service.js';
 import { newRequestId } from '../crypto/ids.js';
 import { readTextCapped } from '../crypto/read-capped.js';
 import { LatchkeyError } from '../errors.js';
 import type { RandomSource } from '../ports/random.js';
-import type { HttpEnv } from './env.js';
+import type { HttpEnv, HttpVariables } from './env.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { findUnstorableText, isStorableText, mayHoldUnstorableText, unstorableText } from './text-safety.js';
 
@@ -37,8 +36,13 @@ function pooledRandom(random: RandomSource, blockSize: number): RandomSource {
 
 const BEARER = /^Bearer +(\S+)\s*$/i;
 
+/** The App and kind of an API key, or null for none (the apps service is one). */
+export interface ApiKeys {
+  authenticateKey(key: string): Promise<{ app: HttpVariables['app']; kind: HttpVariables['keyKind'] } | null>;
+}
+
 /** Resolves the App from `Authorization: Bearer <sk_…|pk_…>`; any valid key passes here. */
-export function apiKeyCheck(apps: AppService, isOpenPath: (path: string) => boolean) {
+export function apiKeyCheck(apps: ApiKeys, isOpenPath: (path: string) => boolean) {
   const check = async (c: C): Promise<void> => {
     const key = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
     const found = key ? await apps.authenticateKey(key) : null;

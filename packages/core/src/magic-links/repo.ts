@@ -47,3 +47,17 @@ export interface MagicLinkRepo {
   /** Deletes every link sent to an email (the email was removed). */
   deleteByEmail(appId: string, emailId: string): Promise<void>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    magicLinks: MagicLinkRepo;
+  }
+}
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    magic: true;
+  }
+}

@@ -64,3 +64,17 @@ export interface OtpRepo {
   /** Deletes every code of a method (the method was removed). */
   deleteByMethod(appId: string, methodId: string): Promise<void>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    otps: OtpRepo;
+  }
+}
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    otp: true;
+  }
+}

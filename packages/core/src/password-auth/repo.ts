@@ -58,3 +58,10 @@ export interface PasswordRepo {
    */
   succeeded(appId: string, userId: string, now: number, rehash?: { from: string; to: string }): Promise<void>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    passwords: PasswordRepo;
+  }
+}

@@ -16,3 +16,10 @@ export interface RateLimitRepo {
   /** Deletes windows that ended before `before`, to keep the table small. */
   prune(before: number): Promise<void>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    rateLimits: RateLimitRepo;
+  }
+}

@@ -1,9 +1,8 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { Context } from 'hono';
-import type { AppRecord } from '../apps/repo.js';
 import { toHex, utf8 } from '../crypto/encoding.js';
 import { LatchkeyError } from '../errors.js';
-import type { HttpEnv } from '../http/env.js';
+import type { HttpEnv, HttpVariables } from '../http/env.js';
 import type { RouteInfo } from '../http/route-table.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RuleKey } from './route-rules.js';
@@ -18,7 +17,11 @@ interface AppliedRule {
  * The rule for this call: the App's rule for the route, else the default of the class the route
  * declared (`policy()` in its routes.ts), for public tokens.
  */
-export function ruleFor(app: AppRecord, route: RouteInfo, keyKind: string): AppliedRule | undefined {
+export function ruleFor(
+  app: HttpVariables['app'],
+  route: RouteInfo,
+  keyKind: string,
+): AppliedRule | undefined {
   const rules = app.settings.rate_limits;
   const own = rules.routes[route.key];
   if (own) return own;

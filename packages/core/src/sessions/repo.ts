@@ -108,3 +108,19 @@ export interface SigningKeyRepo {
   /** Retires the App's active key at `now` (rotation); the next signing creates a new one. */
   retireActive(appId: string, now: number): Promise<void>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    sessions: SessionRepo;
+    signingKeys: SigningKeyRepo;
+  }
+}
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    session: true;
+    key: true;
+  }
+}

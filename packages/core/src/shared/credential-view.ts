@@ -1,5 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import type { WebAuthnCredentialRecord } from '../webauthn/repo.js';
 
 /** A credential as the user view lists it: what a host shows in a "your passkeys" screen. */
 export const webauthnCredentialViewSchema = z
@@ -18,7 +17,14 @@ export const webauthnCredentialViewSchema = z
 
 export type WebAuthnCredentialView = z.infer<typeof webauthnCredentialViewSchema>;
 
-export const webauthnCredentialView = (c: WebAuthnCredentialRecord): WebAuthnCredentialView => ({
+/** The fields of a stored credential (webauthn/repo.ts) the view shows; shared/ names no capability. */
+type ShownCredential = Omit<WebAuthnCredentialView, 'webauthn_credential_id' | 'name' | 'domain'> & {
+  id: string;
+  name: string | null;
+  rp_id: string;
+};
+
+export const webauthnCredentialView = (c: ShownCredential): WebAuthnCredentialView => ({
   webauthn_credential_id: c.id,
   ...(c.name === null ? {} : { name: c.name }),
   domain: c.rp_id,

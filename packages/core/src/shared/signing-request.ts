@@ -1,5 +1,11 @@
 import type { TokenFacts } from '../chains/evm-token-calls.js';
-import type { WalletRecord, WalletType } from '../wallets/repo.js';
+
+/**
+ * The wallet a signing call is for: wallets/repo.ts makes it its `WalletRecord` by augmentation,
+ * so shared/ names no capability.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by wallets/repo.ts
+export interface SigningWallet {}
 
 /**
  * What a signing call asks for, reduced to facts a policy can judge before any key is opened.
@@ -7,8 +13,8 @@ import type { WalletRecord, WalletType } from '../wallets/repo.js';
  */
 export type SigningRequest = {
   app_id: string;
-  wallet: WalletRecord;
-  chain: WalletType;
+  wallet: SigningWallet;
+  chain: SigningWallet['wallet_type'];
   method: 'sign_message' | 'sign_typed_data' | 'sign_transaction';
   /** Hex SHA-256 of the payload as received (the audit trail keeps this, not the payload). */
   payload_digest: string;

@@ -95,3 +95,17 @@ export interface TotpRepo {
   /** Deletes the TOTP and its recovery codes; returns it, or null when there was none. */
   delete(appId: string, totpId: string): Promise<TotpRecord | null>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    totps: TotpRepo;
+  }
+}
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    totp: true;
+  }
+}

@@ -79,3 +79,21 @@ export interface ContactRepo {
   /** Deletes and returns the record, or null when there was none. */
   delete(appId: string, id: string): Promise<ContactRecord | null>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    users: UserRepo;
+    emails: ContactRepo;
+    phoneNumbers: ContactRepo;
+  }
+}
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    user: true;
+    email: true;
+    phone: true;
+  }
+}

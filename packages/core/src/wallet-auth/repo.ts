@@ -50,3 +50,10 @@ export interface WalletChallengeRepo {
   /** Deletes the App's challenges that expired before `before` (used or not). */
   deleteExpired(appId: string, before: number): Promise<void>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    walletChallenges: WalletChallengeRepo;
+  }
+}

@@ -124,3 +124,22 @@ export interface WalletSignatureRepo {
     query: { limit: number; before?: string | undefined },
   ): Promise<WalletSignaturePage>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    walletPolicies: WalletPolicyRepo;
+    walletSpends: WalletSpendRepo;
+    /** The audit trail of signing requests. */
+    walletSignatures: WalletSignatureRepo;
+  }
+}
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    policy: true;
+    signature: true;
+    spend: true;
+  }
+}

@@ -124,3 +124,18 @@ export interface WalletTransactionRepo {
   listUnsent(appId: string, walletId: string, chainId: string): Promise<WalletTransactionRecord[]>;
   findByIdempotencyKey(appId: string, walletId: string, key: string): Promise<WalletTransactionRecord | null>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    /** Transactions the wallets sent, and each wallet's nonce sequence per chain. */
+    walletTransactions: WalletTransactionRepo;
+  }
+}
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    wtx: true;
+  }
+}

@@ -89,3 +89,24 @@ export interface SeedRepo {
   insertIfAbsent(seed: SeedRecord): Promise<SeedRecord>;
   get(appId: string, userId: string): Promise<SeedRecord | null>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    wallets: WalletRepo;
+    seeds: SeedRepo;
+  }
+}
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    wallet: true;
+    seed: true;
+  }
+}
+
+// The wallet a signing request names (shared/signing-request.ts) is this record.
+declare module '../shared/signing-request.js' {
+  interface SigningWallet extends WalletRecord {}
+}

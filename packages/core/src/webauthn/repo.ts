@@ -90,3 +90,17 @@ export interface WebAuthnRepo {
   /** Deletes and returns the credential, or null when there was none. */
   delete(appId: string, id: string): Promise<WebAuthnCredentialRecord | null>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    webauthn: WebAuthnRepo;
+  }
+}
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    webauthn: true;
+  }
+}

@@ -106,3 +106,18 @@ export interface WebhookRepo {
    */
   redeliver(event: EventRecord, now: number, endpointId?: string): Promise<number>;
 }
+
+// This folder's repos, on the Storage port: ports/storage.ts names no capability.
+declare module '../ports/storage.js' {
+  interface Storage {
+    webhooks: WebhookRepo;
+  }
+}
+
+// The id prefixes of this folder's records (crypto/ids.ts): one folder owns each.
+declare module '../crypto/ids.js' {
+  interface IdPrefixes {
+    whep: true;
+    whatt: true;
+  }
+}
