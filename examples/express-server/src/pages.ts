@@ -26,7 +26,7 @@ export function demoPages(keys: AppKeys): ExpressRouter {
   return router;
 }
 
-const signInBody = `<p>The API is under <code>/v1</code> (see <a href="/v1/openapi.json">/v1/openapi.json</a>); passcodes and links land in the outbox file. Passkeys: <a href="/passkeys">/passkeys</a>.</p>
+const signInBody = `<p>The API is under <code>/v1</code> (see <a href="/v1/openapi.json">/v1/openapi.json</a>); passcodes and links land in the outbox file. Passkeys: <a href="/passkeys">/passkeys</a>. Your devices (sessions): <a href="/sessions">/sessions</a>.</p>
 <section><h2>Email passcode</h2>
 <input id="otp-email" type="email" placeholder="you@example.com"> <button id="otp-send">Send code</button><br>
 <input id="otp-code" inputmode="numeric" placeholder="123456"> <button id="otp-verify">Sign in</button></section>
@@ -43,14 +43,16 @@ const signInBody = `<p>The API is under <code>/v1</code> (see <a href="/v1/opena
 <section><h2>Wallet</h2><button id="eth-signin">Sign in with Ethereum</button> <button id="sol-signin">Sign in with Solana</button></section>
 <section><h2>Session</h2><button id="refresh">Refresh</button> <button id="signout">Sign out</button></section>`;
 
+// The sign-ins report this browser's user agent, so that /sessions can name each device.
 const signInScript = `let methodId;
+const device = { device_fingerprint: { user_agent: navigator.userAgent } };
 run('otp-send', async () => {
   const sent = await lk.otps.email.loginOrCreate({ email: $('otp-email').value });
   methodId = sent.method_id;
   return sent;
 }, 'code-sent');
-run('otp-verify', () => lk.otps.verify({ method_id: methodId, otp: $('otp-code').value.trim() }), 'signed-in');
-const credentials = () => ({ email: $('pw-email').value, password: $('pw-password').value });
+run('otp-verify', () => lk.otps.verify({ method_id: methodId, otp: $('otp-code').value.trim(), ...device }), 'signed-in');
+const credentials = () => ({ email: $('pw-email').value, password: $('pw-password').value, ...device });
 // A public sign-up answers alike for a new address and a taken one, and opens no session for
 // either (no one learns which addresses have accounts): the page signs in next.
 run('pw-signup', async () => {

@@ -23,6 +23,7 @@ import { demoRateLimit } from './demo-rate-limit.js';
 import { demoPages } from './pages.js';
 import { passkeysPage } from './passkeys-page.js';
 import { loadOrCreateSecrets } from './secrets.js';
+import { sessionsPage } from './sessions-page.js';
 import { openStorage } from './storage.js';
 
 export interface RunningServer {
@@ -69,6 +70,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   app.use(await clientBundle());
   app.use(demoPages(demo.keys));
   app.use(passkeysPage(demo.keys));
+  app.use(sessionsPage(demo.keys));
   app.use(accountRoutes(latchkey, demo.keys));
   // What no route took is answered by Latchkey's own 404, like every other answer here: JSON.
   app.use(latchkeyRouter(latchkey, { fallthrough: false }));
