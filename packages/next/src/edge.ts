@@ -1,5 +1,8 @@
 import {
   bearerCredential,
+  factorsMeetStepUp,
+  type ProvenFactor,
+  parseDurationSeconds,
   readSessionCookies,
   type SessionCookieNaming,
   sessionCookieNames,
@@ -29,6 +32,13 @@ export interface EdgeSessionOptions {
    * session here (a Node route answers it `repeated_session_cookie`).
    */
   cookies?: boolean | SessionCookieNaming;
+  /**
+   * Step-up, as `requireSession`'s: a factor proven within this long (seconds, or `'30s'`, `'5m'`,
+   * `'1h'`), read from the JWT's factors. Short of it the answer is `stepUpRequired: true`.
+   */
+  freshWithin?: number | string;
+  /** Step-up: one of these factor kinds (with `freshWithin`, proven that recently). */
+  factors?: readonly string[];
 }
 
 /** The verified session, in the shape of `SessionCheck`. */
@@ -46,7 +56,9 @@ export type EdgeSessionResult =
    * `refreshable`: the JWT cookie is missing or expired but the session token cookie is there, so
    * a Node route checking with `cookies` (`withSession`, `requireSession`) can renew the JWT cookie.
    */
-  | { session: null; refreshable: boolean };
+  | { session: null; refreshable: boolean }
+  /** A valid session short of the step-up asked (`freshWithin`, `factors`): prove a factor again. */
+  | { session: null; refreshable: false; stepUpRequired: true };
 
 // One remote key set per JWKS URL: jose caches the document and its imported keys, and refetches
 // (rate-limited) when a JWT names a key it lacks, as after a key rotation.
@@ -77,6 +89,9 @@ export async function verifyEdgeSession(
   request: { headers: { get(name: string): string | null }; url?: string },
   options: EdgeSessionOptions,
 ): Promise<EdgeSessionResult> {
+  const within = options.freshWithin === undefined ? undefined : parseDurationSeconds(options.freshWithin);
+  if (options.freshWithin !== undefined && within === undefined)
+    throw new TypeError("freshWithin: a whole number of seconds, or like '30s', '5m', '1h'.");
   const bearer = bearerCredential(request.headers.get('authorization'));
   const naming = options.cookies ? (options.cookies === true ? {} : options.cookies) : undefined;
   // With a bearer the cookies are not read (nor refreshable): the bearer decides.
@@ -105,6 +120,12 @@ export async function verifyEdgeSession(
       !Array.isArray(factors)
     )
       return { session: null, refreshable: false };
+    const now = Math.floor(Date.now() / 1000);
+    if (
+      (within !== undefined || options.factors?.length) &&
+      !factorsMeetStepUp(factors as ProvenFactor[], now, within, options.factors)
+    )
+      return { session: null, refreshable: false, stepUpRequired: true };
     return { session: { app_id: options.appId, user_id: sub, session_id: sid, factors, expires_at: exp } };
   } catch (err) {
     if (err instanceof JOSEError && !(err instanceof JWKSTimeout)) {

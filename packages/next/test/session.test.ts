@@ -317,6 +317,31 @@ describe('@latchkey/next/edge', () => {
     ).toBeNull();
   });
 
+  it('asks for step-up as requireSession does: a fresh enough factor of a kind asked for', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const user = await latchkey.users.create(appId, { email: 'edge-step-up@example.com' });
+    const jwtProvenAt = async (at: number) => {
+      const proven = { ...factor, method: { ...factor.method, last_verified_at: at } };
+      return (await latchkey.sessions.issue(appId, user.user_id, proven, { session_expires_in: 60 }))
+        .session_jwt as string;
+    };
+    const fresh = await jwtProvenAt(now);
+    const stale = await jwtProvenAt(now - 600);
+    const check = (jwt: string, asked: { freshWithin?: number | string; factors?: string[] }) =>
+      verifyEdgeSession({ headers: bearer(jwt) }, { ...options(), ...asked });
+    const refused = { session: null, refreshable: false, stepUpRequired: true };
+
+    expect((await check(fresh, { freshWithin: '5m' })).session?.user_id).toBe(user.user_id);
+    expect(await check(stale, { freshWithin: '5m' })).toEqual(refused);
+    expect((await check(stale, { freshWithin: 900 })).session?.user_id).toBe(user.user_id);
+    expect((await check(stale, { factors: ['otp'] })).session?.user_id).toBe(user.user_id);
+    expect(await check(fresh, { factors: ['webauthn', 'totp'] })).toEqual(refused);
+    expect(await check(stale, { freshWithin: '5m', factors: ['otp'] })).toEqual(refused);
+    // Nothing asked: the stale session is a session.
+    expect((await check(stale, {})).session?.user_id).toBe(user.user_id);
+    await expect(check(fresh, { freshWithin: '5 minutes' })).rejects.toThrow(TypeError);
+  });
+
   it('an expired JWT cookie beside the token cookie is refreshable', async () => {
     const s = await signIn(latchkey, appId, 'edge-expired@example.com');
     const headers = new Headers({
@@ -353,7 +378,7 @@ describe('@latchkey/next/edge', () => {
     });
   });
 
-  it('bundles to jose and the import-free credential module, nothing else', async () => {
+  it('bundles to jose and the import-free credential and step-up modules, nothing else', async () => {
     const result = await build({
       entryPoints: [fileURLToPath(new URL('../src/edge.ts', import.meta.url))],
       bundle: true,
@@ -368,7 +393,11 @@ describe('@latchkey/next/edge', () => {
       logLevel: 'silent',
     });
     const inputs = Object.keys(result.metafile.inputs).map((p) => p.replace(/^.*packages\//, ''));
-    expect(inputs.sort()).toEqual(['core/src/host-sessions/credentials.ts', 'next/src/edge.ts']);
+    expect(inputs.sort()).toEqual([
+      'core/src/host-sessions/credentials.ts',
+      'core/src/sessions/step-up-rule.ts',
+      'next/src/edge.ts',
+    ]);
     const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
     expect(imports.sort()).toEqual(['jose/errors', 'jose/jwks/remote', 'jose/jwt/verify']);
   });

@@ -1,6 +1,6 @@
 /**
  * How a host request carries a Latchkey session: a bearer credential or the session cookies.
- * Imports nothing, so edge bundles (`@latchkey/next/edge`) take it through the
+ * Imports nothing but the import-free step-up rule, so edge bundles (`@latchkey/next/edge`) take it through the
  * `@latchkey/core/credentials` subpath without any server code.
  */
 
@@ -153,3 +153,6 @@ export function parseCookies(header: string | null | undefined): Map<string, str
   }
   return cookies;
 }
+
+// The step-up rule, for edge checks of a session JWT's factors (import-free as this file is).
+export { factorsMeetStepUp, type ProvenFactor, parseDurationSeconds } from '../sessions/step-up-rule.js';

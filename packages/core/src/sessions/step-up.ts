@@ -1,5 +1,6 @@
 import { LatchkeyError } from '../errors.js';
 import type { Factor } from '../shared/factor.js';
+import { factorsMeetStepUp, parseDurationSeconds } from './step-up-rule.js';
 
 /** Every kind of proof a session's factor can be (`Factor['type']`), for step-up requirements. */
 export const FACTOR_TYPES = [
@@ -24,22 +25,17 @@ export interface StepUpRequirement {
   factors?: readonly FactorType[] | undefined;
 }
 
-const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
-
 /** Seconds from `30`, `'30s'`, `'5m'`, `'1h'` or `'1d'`; throws `invalid_field` for anything else. */
 export function durationSeconds(value: number | string, field = 'fresh_within'): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
-  const match = typeof value === 'string' ? /^(\d{1,7})([smhd])$/.exec(value) : null;
-  if (!match) {
-    throw new LatchkeyError(
-      'invalid_field',
-      `${field}: a whole number of seconds, or like '30s', '5m', '1h'.`,
-      {
-        field,
-      },
-    );
-  }
-  return Number(match[1]) * (UNITS[match[2] as string] as number);
+  const seconds = parseDurationSeconds(value);
+  if (seconds !== undefined) return seconds;
+  throw new LatchkeyError(
+    'invalid_field',
+    `${field}: a whole number of seconds, or like '30s', '5m', '1h'.`,
+    {
+      field,
+    },
+  );
 }
 
 /** Whether the requirement asks anything at all (so a plain check pays nothing for it). */
@@ -53,12 +49,7 @@ export const asksStepUp = (r: StepUpRequirement): boolean =>
 export function requireStepUp(factors: readonly Factor[], now: number, r: StepUpRequirement): void {
   const within = r.freshWithin === undefined ? undefined : durationSeconds(r.freshWithin);
   const kinds = r.factors !== undefined && r.factors.length > 0 ? r.factors : undefined;
-  const ok = factors.some(
-    (f) =>
-      (kinds === undefined || kinds.includes(f.type)) &&
-      (within === undefined || f.method.last_verified_at >= now - within),
-  );
-  if (ok) return;
+  if (factorsMeetStepUp(factors, now, within, kinds)) return;
   const which = kinds === undefined ? 'any factor' : kinds.join(' or ');
   const when = within === undefined ? '' : ` within the last ${within} seconds`;
   throw new LatchkeyError(
