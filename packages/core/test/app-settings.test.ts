@@ -454,6 +454,7 @@ const numberRanges: Array<[string, number, number]> = [
     ),
   ['sessions.jwt_lifetime_seconds', 30, 3600],
   ['sessions.activity_update_seconds', 0, 86_400],
+  ['sessions.step_up_minutes', 1, 1440],
   ['otp.expires_in_minutes', 1, 60],
   ['otp.max_attempts', 1, 20],
   ['totp.max_failures', 1, 100],

@@ -170,6 +170,41 @@ describe.each(storageBackends())('passkey registration with the public token on 
     expect(await credentials(ada.user_id)).toBe(0);
   });
 
+  it('asks for step-up: a session whose last proof is older than step_up_minutes adds no passkey until it proves one again', async () => {
+    const ada = await signedIn();
+    clock.advance(11 * 60);
+    // (By token: the JWT, 5 minutes long, has expired by now.)
+    const stale = await pub(REG_BEGIN, { domain: 'example.com', session_token: ada.session_token });
+    expect([stale.status, expectErrorShape(stale).error_type]).toEqual([401, 'step_up_required']);
+    // The secret key (the App's backend) is not asked: it decides for itself.
+    const backend = await t.call('POST', REG_BEGIN, { domain: 'example.com', user_id: ada.user_id });
+    expect(backend.status).toBe(200);
+    // Proving a factor again on the same session makes it fresh.
+    const email = (
+      (await t.call('GET', `/v1/auth/users/${ada.user_id}`)).body.emails as { email: string }[]
+    )[0]!.email;
+    const send = await t.call('POST', '/v1/auth/otps/email/login_or_create', { email }, t.public_token);
+    const again = await t.call(
+      'POST',
+      '/v1/auth/otps/verify',
+      { method_id: send.body.method_id, otp: sender.lastCode(email), session_token: ada.session_token },
+      t.public_token,
+    );
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const fresh = await pub(REG_BEGIN, { domain: 'example.com', session_token: ada.session_token });
+    expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
+    // The App sets how fresh: 30 minutes lets an 11-minute-old proof through.
+    const bob = await signedIn();
+    clock.advance(11 * 60);
+    await t.latchkey.apps.patchSettings(t.app_id, { sessions: { step_up_minutes: 30 } });
+    try {
+      const lenient = await pub(REG_BEGIN, { domain: 'example.com', session_token: bob.session_token });
+      expect(lenient.status, JSON.stringify(lenient.body)).toBe(200);
+    } finally {
+      await t.latchkey.apps.patchSettings(t.app_id, { sessions: { step_up_minutes: 10 } });
+    }
+  });
+
   it('keeps the secret-key form: user_id required, session fields refused', async () => {
     const ada = await signedIn();
     const ok = await t.call('POST', REG_BEGIN, { domain: 'example.com', user_id: ada.user_id });

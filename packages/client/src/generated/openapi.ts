@@ -3865,7 +3865,7 @@ export interface paths {
         put?: never;
         /**
          * Start registering a WebAuthn credential (passkey) for a user: creation options (beta)
-         * @description With the secret key, `user_id` names the user. With the public token, the body carries exactly one of the user's live `session_token` or `session_jwt` and no `user_id` (naming a user needs the secret key: 403 `secret_key_required`); the credential goes to that session's user, and a revoked or expired session is refused (401 `session_not_found`).
+         * @description With the secret key, `user_id` names the user. With the public token, the body carries exactly one of the user's live `session_token` or `session_jwt` and no `user_id` (naming a user needs the secret key: 403 `secret_key_required`); the credential goes to that session's user, and a revoked or expired session is refused (401 `session_not_found`), and so is one that has proven no factor within the App's `sessions.step_up_minutes` (401 `step_up_required`: sign in again on that session, then retry).
          */
         post: {
             parameters: {
@@ -3980,7 +3980,7 @@ export interface paths {
         put?: never;
         /**
          * Verify the browser's new credential against its challenge and store it (beta)
-         * @description With the secret key, `user_id` names the user. With the public token, the body carries exactly one of the user's live `session_token` or `session_jwt` and no `user_id` (naming a user needs the secret key: 403 `secret_key_required`); the credential goes to that session's user, and a revoked or expired session is refused (401 `session_not_found`).
+         * @description With the secret key, `user_id` names the user. With the public token, the body carries exactly one of the user's live `session_token` or `session_jwt` and no `user_id` (naming a user needs the secret key: 403 `secret_key_required`); the credential goes to that session's user, and a revoked or expired session is refused (401 `session_not_found`), and so is one that has proven no factor within the App's `sessions.step_up_minutes` (401 `step_up_required`: sign in again on that session, then retry).
          */
         post: {
             parameters: {
@@ -7046,6 +7046,8 @@ export interface components {
                     jwt_alg: "ES256" | "EdDSA";
                     /** @default 300 */
                     jwt_lifetime_seconds: number;
+                    /** @default 10 */
+                    step_up_minutes: number;
                 };
                 /** @default {} */
                 sms: {

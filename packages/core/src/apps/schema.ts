@@ -52,6 +52,11 @@ export const appSettingsSchema = z.object({
        * and `sessions/authenticate`), not on every request; 0 writes it every time.
        */
       activity_update_seconds: z.int().min(0).max(86_400).default(60),
+      /**
+       * Step-up Latchkey itself asks of a browser (public token) that adds a passkey to the
+       * session's user: a factor proven on that session within this many minutes.
+       */
+      step_up_minutes: z.int().min(1).max(1440).default(10),
     })
     .prefault({}),
   otp: z

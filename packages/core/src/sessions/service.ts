@@ -319,12 +319,14 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
     /**
      * The user of a live session named by exactly one of its token or JWT, as `authenticate`
      * judges it (revoked, expired or unknown: `session_not_found`; a bad JWT:
-     * `invalid_session_jwt`), for routes that act on the caller's own account.
+     * `invalid_session_jwt`), for routes that act on the caller's own account; with `stepUp`, also
+     * `step_up_required` unless the session meets it.
      */
-    async liveUserId(appId: string, fields: SessionFields): Promise<string> {
+    async liveUserId(appId: string, fields: SessionFields, stepUp?: StepUpRequirement): Promise<string> {
       oneOf(fields);
       const session = await findLive(appId, fields);
       if (!session) throw new LatchkeyError('session_not_found');
+      if (stepUp && asksStepUp(stepUp)) requireStepUp(session.factors, k.now(), stepUp);
       return session.user_id;
     },
 

@@ -20,7 +20,7 @@ import type { WebAuthnService } from './service.js';
 const tags = ['webauthn'];
 
 const registrantDescription =
-  "With the secret key, `user_id` names the user. With the public token, the body carries exactly one of the user's live `session_token` or `session_jwt` and no `user_id` (naming a user needs the secret key: 403 `secret_key_required`); the credential goes to that session's user, and a revoked or expired session is refused (401 `session_not_found`).";
+  "With the secret key, `user_id` names the user. With the public token, the body carries exactly one of the user's live `session_token` or `session_jwt` and no `user_id` (naming a user needs the secret key: 403 `secret_key_required`); the credential goes to that session's user, and a revoked or expired session is refused (401 `session_not_found`), and so is one that has proven no factor within the App's `sessions.step_up_minutes` (401 `step_up_required`: sign in again on that session, then retry).";
 
 const registrationBegin = createRoute({
   tags,

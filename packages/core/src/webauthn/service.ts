@@ -127,7 +127,13 @@ export function webauthnService(k: Kernel, sessions: SessionService) {
   return {
     /** The user a registration request acts on; see registrant.ts for who may name whom. */
     registrantUserId: (appId: string, keyKind: ApiKeyKind, body: Registrant) =>
-      registrantUserId(sessions, appId, keyKind, body),
+      registrantUserId(
+        sessions,
+        appId,
+        keyKind,
+        body,
+        async () => (await k.app(appId)).settings.sessions.step_up_minutes,
+      ),
 
     /** Creation options for the browser, and a challenge stored for `create`. */
     async beginRegistration(appId: string, input: RegistrationBeginRequest) {
