@@ -92,6 +92,13 @@ async function fundedApp(url = node.url) {
 
 const recipient = () => Wallet.createRandom().address;
 
+/** The wallet's mined transaction count once it reaches `expected` (anvil mines just after answering), or after 30 s. */
+async function minedCount(address: string, expected: number): Promise<number> {
+  for (let i = 0; i < 300 && (await provider.getTransactionCount(address)) < expected; i++)
+    await new Promise((r) => setTimeout(r, 100));
+  return provider.getTransactionCount(address);
+}
+
 describe('sending from an ethereum wallet (anvil)', () => {
   it('fills nonce, gas and EIP-1559 fees, broadcasts, and follows the receipt', async () => {
     const { t, wallet, send, read } = await fundedApp();
@@ -169,7 +176,7 @@ describe('sending from an ethereum wallet (anvil)', () => {
     expect(results.map((r) => r.status)).toEqual(Array(100).fill(200));
     const nonces = results.map((r) => r.body.nonce).sort((a, b) => a - b);
     expect(nonces).toEqual(Array.from({ length: 100 }, (_, i) => start + i));
-    expect(await provider.getTransactionCount(wallet.public_address)).toBe(start + 100);
+    expect(await minedCount(wallet.public_address, start + 100)).toBe(start + 100);
     expect(await provider.getBalance(to)).toBe(100n);
   });
 
