@@ -1,28 +1,17 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { readOutbox } from '@latchkey/senders';
 import { encodeBase58, getBytes, Wallet } from 'ethers';
 import { Secret, TOTP } from 'otpauth';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import nacl from 'tweetnacl';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, uniqueEmail } from './api.js';
+import { haveChromium, launchChromium, press, warnWithoutChromium } from './chromium.js';
 import { serverForFile } from './file-server.js';
 import type { SpawnedServer } from './spawn-server.js';
 
 /** Debian's Chromium; CI installs it (`.ci/run`). */
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium)
-  console.warn(`client-pages.test.ts: SKIPPED, ${CHROMIUM} is absent (apt-get install -y chromium).`);
-
-const LAUNCH_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--no-first-run',
-];
+warnWithoutChromium('client-pages.test.ts');
 
 const file = serverForFile();
 let server: SpawnedServer;
@@ -32,7 +21,7 @@ let context: BrowserContext | undefined;
 describe.skipIf(!haveChromium)('the example pages on @latchkey/client, in Chromium', () => {
   beforeAll(async () => {
     server = file.server();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -51,22 +40,6 @@ describe.skipIf(!haveChromium)('the example pages on @latchkey/client, in Chromi
     await page.goto(`${origin()}${pathname}`);
     await page.waitForFunction(() => 'lk' in window);
     return page;
-  }
-
-  /** Clicks a button and returns the page's result once it settles. */
-  async function press(page: Page, button: string): Promise<{ state: string; text: string; json: any }> {
-    await page.evaluate(() => {
-      document.getElementById('result')!.dataset.state = 'working';
-    });
-    await page.click(button);
-    const result = page.locator('#result:not([data-state="working"])');
-    await result.waitFor({ timeout: 20_000 });
-    const text = (await result.textContent()) ?? '';
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {}
-    return { state: (await result.getAttribute('data-state')) ?? '', text, json };
   }
 
   const outbox = async (to: string, kind: string) =>

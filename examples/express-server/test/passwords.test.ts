@@ -1,17 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readOutbox } from '@latchkey/senders';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, uniqueEmail } from './api.js';
+import { haveChromium, launchChromium, press, warnWithoutChromium } from './chromium.js';
 import { serverForFile } from './file-server.js';
 import { exampleDir, type SpawnedServer } from './spawn-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium)
-  console.warn(`passwords.test.ts: SKIPPED, ${CHROMIUM} is absent (apt-get install -y chromium).`);
+warnWithoutChromium('passwords.test.ts');
 
 /** The message docs/errors.md documents for an error type: what the page must show. */
 function documentedMessage(errorType: string): string {
@@ -31,37 +29,11 @@ let browser: Browser;
 describe.skipIf(!haveChromium)('email and password on the example pages, in Chromium', () => {
   beforeAll(async () => {
     server = file.server();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
   });
-
-  /** Clicks a button and returns the page's result once it settles. */
-  async function press(page: Page, button: string): Promise<{ state: string; text: string; json: any }> {
-    await page.evaluate(() => {
-      document.getElementById('result')!.dataset.state = 'working';
-    });
-    await page.click(button);
-    const result = page.locator('#result:not([data-state="working"])');
-    await result.waitFor({ timeout: 20_000 });
-    const text = (await result.textContent()) ?? '';
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {}
-    return { state: (await result.getAttribute('data-state')) ?? '', text, json };
-  }
 
   const held = (page: Page) =>
     page.evaluate(() => (window as any).lk.session.get()) as Promise<{

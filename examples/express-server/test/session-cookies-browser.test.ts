@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -9,20 +9,16 @@ import { createLatchkey, type Factor, type Latchkey } from '@latchkey/core';
 import { latchkeyRouter, requireSession } from '@latchkey/express';
 import { memoryStorage } from '@latchkey/memory';
 import express from 'express';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { haveChromium, launchChromium, warnWithoutChromium } from './chromium.js';
 
 /**
  * The session cookies' names and flags in a real browser: bare names without Secure on
  * http://localhost (every browser stores them), `__Host-` names with Secure on an https host,
  * and a sibling subdomain's tossed cookies neither replacing nor signing in as the attacker.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium)
-  console.warn(
-    `session-cookies-browser.test.ts: SKIPPED, ${CHROMIUM} is absent (apt-get install -y chromium).`,
-  );
+warnWithoutChromium('session-cookies-browser.test.ts');
 
 const factor: Factor = {
   type: 'otp',
@@ -113,18 +109,9 @@ describe.skipIf(!haveChromium)('session cookies in Chromium', () => {
         site,
       ),
     );
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--no-first-run',
-        '--host-resolver-rules=MAP *.shop.test 127.0.0.1, MAP shop.test 127.0.0.1',
-      ],
-    });
+    browser = await launchChromium([
+      '--host-resolver-rules=MAP *.shop.test 127.0.0.1, MAP shop.test 127.0.0.1',
+    ]);
   });
 
   afterAll(async () => {

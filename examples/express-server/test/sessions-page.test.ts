@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, uniqueEmail } from './api.js';
+import { haveChromium, launchChromium, settle, warnWithoutChromium } from './chromium.js';
 import { serverForFile } from './file-server.js';
 import type { SpawnedServer } from './spawn-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium)
-  console.warn(`sessions-page.test.ts: SKIPPED, ${CHROMIUM} is absent (apt-get install -y chromium).`);
+warnWithoutChromium('sessions-page.test.ts');
 
 // Three devices, told apart by the user agent their sign-in reports.
 const DEVICES = {
@@ -30,35 +27,11 @@ type Row = { id: string; current: boolean; device: string; lastActive: string; s
 describe.skipIf(!haveChromium)('the /sessions page ("your devices"), in Chromium', () => {
   beforeAll(async () => {
     server = file.server();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
   });
-
-  /** Runs `act` and returns the page's result once it settles. */
-  async function settle(page: Page, act: () => Promise<unknown>): Promise<{ state: string; text: string }> {
-    await page.evaluate(() => {
-      document.getElementById('result')!.dataset.state = 'working';
-    });
-    await act();
-    const result = page.locator('#result:not([data-state="working"])');
-    await result.waitFor({ timeout: 20_000 });
-    return {
-      state: (await result.getAttribute('data-state')) ?? '',
-      text: (await result.textContent()) ?? '',
-    };
-  }
 
   const held = (page: Page) =>
     page.evaluate(() => (window as any).lk.session.get()) as Promise<{
