@@ -395,7 +395,7 @@ describe('@latchkey/next/edge', () => {
     const inputs = Object.keys(result.metafile.inputs).map((p) => p.replace(/^.*packages\//, ''));
     expect(inputs.sort()).toEqual([
       'core/src/host-sessions/credentials.ts',
-      'core/src/sessions/step-up-rule.ts',
+      'core/src/shared/step-up-rule.ts',
       'next/src/edge.ts',
     ]);
     const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));

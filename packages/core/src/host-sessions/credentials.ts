@@ -155,4 +155,4 @@ export function parseCookies(header: string | null | undefined): Map<string, str
 }
 
 // The step-up rule, for edge checks of a session JWT's factors (import-free as this file is).
-export { factorsMeetStepUp, type ProvenFactor, parseDurationSeconds } from '../sessions/step-up-rule.js';
+export { factorsMeetStepUp, type ProvenFactor, parseDurationSeconds } from '../shared/step-up-rule.js';

@@ -14,6 +14,7 @@ import { checkSendLimits } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
 import { emailFactorMethod, type Factor } from '../shared/factor.js';
 import { chooseRedirect, withToken } from '../shared/redirect-url.js';
+import { factorsMeetStepUp } from '../shared/step-up-rule.js';
 import { completeSignIn, contactOwner } from '../sign-in/complete.js';
 import type { ContactRecord, UserRecord } from '../users/repo.js';
 import { dummyVerify, storedFromImport } from './hashing/index.js';
@@ -425,8 +426,8 @@ export function passwordAuthService(
       const app = await k.app(appId);
       const fields = { session_token: input.session_token, session_jwt: input.session_jwt };
       const current = await sessions.authenticate(appId, fields);
-      const latest = Math.max(0, ...current.session.factors.map((f) => f.method.last_verified_at));
-      if (k.now() - latest > app.settings.passwords.session_reset_max_age_minutes * 60)
+      const maxAge = app.settings.passwords.session_reset_max_age_minutes * 60;
+      if (!factorsMeetStepUp(current.session.factors, k.now(), maxAge, undefined))
         throw new LatchkeyError('reauthentication_required');
       const emails = await k.storage.emails.listByUser(appId, current.user_id);
       await checkAcceptable(appId, input.password, 'password', emails[0]?.address);

@@ -1,6 +1,6 @@
 import { LatchkeyError } from '../errors.js';
 import type { Factor } from '../shared/factor.js';
-import { factorsMeetStepUp, parseDurationSeconds } from './step-up-rule.js';
+import { factorsMeetStepUp, parseDurationSeconds } from '../shared/step-up-rule.js';
 
 /** Every kind of proof a session's factor can be (`Factor['type']`), for step-up requirements. */
 export const FACTOR_TYPES = [
