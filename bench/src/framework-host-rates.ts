@@ -1,5 +1,5 @@
 import { type Child, startChild } from './child.js';
-import { type Measurement, measure, type Target } from './measure.js';
+import { combineRounds, type Measurement, mean, measure, type Target } from './measure.js';
 
 interface HostInfo {
   url: string;
@@ -11,8 +11,6 @@ const FRAMEWORKS = [
   { id: 'hono', label: 'Hono' },
   { id: 'fastify', label: 'Fastify' },
 ] as const;
-
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /**
  * Issue 36's framework rows: for Hono and Fastify, a host route behind the package's
@@ -86,19 +84,12 @@ export async function frameworkHostRates(options: {
         ratios.set(name, [...(ratios.get(name) ?? []), m.requests_per_second / bare]);
       }
     }
-    const rows = targets.map((target): Measurement => {
-      const all = runs.get(target.name)!;
-      return {
-        name: target.name,
-        requests_per_second: Math.round(mean(all.map((r) => r.requests_per_second))),
-        p50_ms: Math.max(...all.map((r) => r.p50_ms)),
-        p99_ms: Math.max(...all.map((r) => r.p99_ms)),
-        errors: all.reduce((n, r) => n + r.errors, 0),
-        non_2xx: all.reduce((n, r) => n + r.non_2xx, 0),
-        total: all.reduce((n, r) => n + r.total, 0),
+    const rows = targets.map(
+      (target): Measurement => ({
+        ...combineRounds(target.name, runs.get(target.name)!),
         vs_bare_framework: Number(mean(ratios.get(target.name)!).toFixed(3)),
-      };
-    });
+      }),
+    );
     const summary = groups.flatMap((g) =>
       g.protected.map((t) => {
         const row = rows.find((r) => r.name === t.name)!;

@@ -86,7 +86,7 @@ export async function measure(
 }
 
 const BARE = 'bare Express';
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+export const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /**
  * The rows in `rounds` rounds, forward then backward, after a one-second warm-up of each
@@ -120,17 +120,21 @@ export async function measureInRounds(
       if (bare) ratios.set(m.name, [...(ratios.get(m.name) ?? []), m.requests_per_second / bare]);
     }
   }
-  return targets.map((target) => {
-    const runs = byName.get(target.name)!;
-    return {
-      name: target.name,
-      requests_per_second: Math.round(mean(runs.map((r) => r.requests_per_second))),
-      p50_ms: Math.max(...runs.map((r) => r.p50_ms)),
-      p99_ms: Math.max(...runs.map((r) => r.p99_ms)),
-      errors: runs.reduce((n, r) => n + r.errors, 0),
-      non_2xx: runs.reduce((n, r) => n + r.non_2xx, 0),
-      total: runs.reduce((n, r) => n + r.total, 0),
-      ...(ratios.has(target.name) ? { vs_bare_express: mean(ratios.get(target.name)!) } : {}),
-    };
-  });
+  return targets.map((target) => ({
+    ...combineRounds(target.name, byName.get(target.name)!),
+    ...(ratios.has(target.name) ? { vs_bare_express: mean(ratios.get(target.name)!) } : {}),
+  }));
+}
+
+/** One row from a target's rounds: the mean rate, the worst latencies, every error counted. */
+export function combineRounds(name: string, runs: readonly Measurement[]): Measurement {
+  return {
+    name,
+    requests_per_second: Math.round(mean(runs.map((r) => r.requests_per_second))),
+    p50_ms: Math.max(...runs.map((r) => r.p50_ms)),
+    p99_ms: Math.max(...runs.map((r) => r.p99_ms)),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    non_2xx: runs.reduce((n, r) => n + r.non_2xx, 0),
+    total: runs.reduce((n, r) => n + r.total, 0),
+  };
 }

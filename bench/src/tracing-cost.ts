@@ -3,7 +3,7 @@ import { memoryStorage } from '@latchkey/memory';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { Measurement } from './measure.js';
+import { type Measurement, mean } from './measure.js';
 
 /**
  * What tracing costs a request: `latchkey.fetch` of `GET /v1/auth/users/{id}` in this process
@@ -57,7 +57,7 @@ export async function tracingCostRates(
       runs.set(name, [...(runs.get(name) ?? []), { m, ratio: base / m.cpu_us_per_request }]);
   }
   await provider.shutdown();
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
   const median = (xs: number[]) => {
     const sorted = [...xs].sort((a, b) => a - b);
     const mid = sorted.length >> 1;
