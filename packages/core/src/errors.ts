@@ -317,6 +317,10 @@ export const errorCatalogue = {
   rate_limited: { status: 429, message: 'Too many requests; retry after the time in Retry-After.' },
   // 5xx: our side, or a dependency
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
+  storage_feature_missing: {
+    status: 501,
+    message: "The storage adapter lacks an optional method this endpoint needs (see the adapter's docs).",
+  },
   vault_open_failed: {
     status: 500,
     message: 'Sealed data could not be opened with this vault key and context.',

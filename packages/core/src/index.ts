@@ -128,6 +128,12 @@ export type { KeyVault } from './ports/key-vault.js';
 export type { RandomSource } from './ports/random.js';
 export { systemRandom } from './ports/random.js';
 export type { RateLimitDecision, RateLimiter, RateLimitHit } from './ports/rate-limiter.js';
+export type {
+  RevocationChannel,
+  RevocationListener,
+  RevocationSubscription,
+  SessionRevocation,
+} from './ports/revocation-channel.js';
 export type { OutboundMessage, Sender } from './ports/sender.js';
 export type { Storage } from './ports/storage.js';
 export type { RateLimitRepo } from './rate-limits/repo.js';
@@ -143,6 +149,8 @@ export type {
   SigningKeyRecord,
   SigningKeyRepo,
 } from './sessions/repo.js';
+export type { RevocationState } from './sessions/revoked-sessions.js';
+export { RETENTION_SECONDS as REVOCATION_RETENTION_SECONDS } from './sessions/revoked-sessions.js';
 export type {
   ListedSession,
   ListSessionsInput,

@@ -22,6 +22,7 @@ import type { Sender } from './ports/sender.js';
 import type { Storage } from './ports/storage.js';
 import { routeLimitCheck } from './rate-limits/route-limits.js';
 import { storageRateLimiter } from './rate-limits/storage-rate-limiter.js';
+import type { SessionService } from './sessions/service.js';
 import { requestSpans } from './telemetry/http-spans.js';
 import { tracedStorage } from './telemetry/storage-spans.js';
 import { localKeyVault } from './vault/local-key-vault.js';
@@ -105,6 +106,7 @@ export function createLatchkey(
   const services = buildServices(capabilities, { kernel, options: settings, hooks });
   // Checked present above; the HTTP layer reads Apps through it.
   const apps = services.apps as AppService;
+  const sessions = services.sessions as SessionService | undefined;
   // Built on the first `fetch`, `routes` or `openapi`: a host that only calls services or checks
   // sessions never holds the router, its middleware and the OpenAPI registry (a larger heap for
   // the garbage collector to walk on each of the host's own requests).
@@ -128,16 +130,22 @@ export function createLatchkey(
           opts.onInternalError ??
           ((err, requestId) => logger.error({ err, request_id: requestId }, 'latchkey: request failed')),
         trace: opts.tracer && requestSpans(opts.tracer),
+        health: sessions && (() => ({ session_revocations: sessions.revocationState() })),
       },
     ));
   // The services in the list's order, then what every Latchkey holds.
   const ordered = Object.fromEntries(
     capabilities.map((c) => [c.name, (services as Record<string, unknown>)[c.name]]),
   );
-  return { ...ordered, ...surface(httpApp, opts.storage, logger) };
+  return { ...ordered, ...surface(httpApp, opts.storage, logger, sessions) };
 }
 
-function surface(http: () => HttpApp, storage: Storage, logger: Logger) {
+function surface(
+  http: () => HttpApp,
+  storage: Storage,
+  logger: Logger,
+  sessions: Pick<SessionService, 'closeRevocations'> | undefined,
+) {
   return {
     storage,
     /** Where Latchkey logs (`options.logger`, or the console); the adapters log through it too. */
@@ -156,7 +164,11 @@ function surface(http: () => HttpApp, storage: Storage, logger: Logger) {
     /** The OpenAPI 3.1 document of the HTTP API. */
     openapi: () =>
       http().getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'Latchkey', version: VERSION } }),
-    close: () => storage.close(),
+    /** Stops listening for revocations and closes the storage's connections. */
+    close: async () => {
+      await sessions?.closeRevocations();
+      await storage.close();
+    },
   };
 }
 

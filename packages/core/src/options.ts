@@ -6,6 +6,7 @@ import type { Clock } from './ports/clock.js';
 import type { KeyVault } from './ports/key-vault.js';
 import type { RandomSource } from './ports/random.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
+import type { RevocationChannel } from './ports/revocation-channel.js';
 import type { Sender } from './ports/sender.js';
 import type { Storage } from './ports/storage.js';
 import type { TelemetryTracer } from './telemetry/tracer.js';
@@ -57,6 +58,11 @@ export const latchkeyOptionsSchema = z.object({
    * (docs/observability.md).
    */
   tracer: port<TelemetryTracer>('tracer', ['startActiveSpan']).optional(),
+  /**
+   * How revocations reach the other processes, in place of the storage's own (`@latchkey/redis`'s
+   * `redisRevocationChannel`, for a Postgres behind a pooler that cannot LISTEN).
+   */
+  revocationChannel: port<RevocationChannel>('revocationChannel', ['subscribe']).optional(),
   /** Wallet balances: RPC endpoints per chain and network, timeouts, retries, cache (docs/balances.md). */
   chains: chainsOptionsSchema,
   /** The `iss` of session JWTs. */

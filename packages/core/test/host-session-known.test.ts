@@ -29,6 +29,7 @@ describe('bearerJwt', () => {
 describe('hostSessionResolver(…).known', () => {
   it('answers a JWT verified before, from a bearer or (GET/HEAD, cookies on) the JWT cookie, and nothing else', async () => {
     const latchkey = createLatchkey({ storage: memoryStorage(), secret: TEST_SECRET });
+    await latchkey.sessions.watchRevocations();
     const { app_id } = await latchkey.apps.create({ name: 'known' });
     const { user_id } = await latchkey.users.create(app_id, { email: 'known@example.com' });
     const issued = await latchkey.sessions.issue(

@@ -25,6 +25,8 @@ async function setup(settings: Record<string, unknown> = {}) {
   const latchkey = createLatchkey({ storage: counted.storage, secret: TEST_SECRET, clock });
   const { app } = await latchkey.apps.create({ name: 'Host', settings });
   const user = await latchkey.users.create(app.id, { email: 'host@example.com' });
+  // Listening and caught up: jwt mode then reads no storage (until then it reads the session).
+  expect(await latchkey.sessions.watchRevocations()).toBe('live');
   const signIn = async () => {
     const issued = await latchkey.sessions.issue(app.id, user.user_id, factor, { session_expires_in: 60 });
     return {
@@ -109,9 +111,11 @@ describe('sessions.check', () => {
     });
   });
 
-  it('token mode: a revoked session is refused at once; jwt mode accepts its JWT until exp', async () => {
-    const { latchkey, appId, signIn, clock } = await setup();
+  it('a revoked session is refused at once in token mode and in jwt mode, without a storage read', async () => {
+    const { latchkey, appId, signIn, counted } = await setup();
     const s = await signIn();
+    await latchkey.sessions.check({ app_id: appId, session_jwt: s.jwt, mode: 'jwt' });
+    expect(latchkey.sessions.checkKnownJwt(appId, s.jwt)?.session_id).toBe(s.id);
     await latchkey.sessions.revoke(appId, { session_id: s.id });
     for (const input of [{ session_token: s.token }, { session_jwt: s.jwt, mode: 'token' as const }]) {
       await expect(latchkey.sessions.check({ app_id: appId, ...input })).rejects.toMatchObject({
@@ -119,16 +123,37 @@ describe('sessions.check', () => {
         status: 401,
       });
     }
-    expect(
-      (await latchkey.sessions.check({ app_id: appId, session_jwt: s.jwt, mode: 'jwt' })).session_id,
-    ).toBe(s.id);
-    clock.advance(300);
+    counted.reset();
+    expect(latchkey.sessions.checkKnownJwt(appId, s.jwt)).toBeUndefined();
     await expect(
       latchkey.sessions.check({ app_id: appId, session_jwt: s.jwt, mode: 'jwt' }),
-    ).rejects.toMatchObject({
-      errorType: 'invalid_session_jwt',
-      status: 401,
-    });
+    ).rejects.toMatchObject({ errorType: 'session_not_found', status: 401 });
+    expect(counted.calls).toEqual([]);
+  });
+
+  it('a storage that keeps no record of revocations: jwt mode accepts a revoked session’s JWT until exp', async () => {
+    const clock = manualClock();
+    const { sessionRevocations: _channel, ...storage } = memoryStorage();
+    const { revokedSince: _record, ...sessions } = storage.sessions;
+    const latchkey = createLatchkey({ storage: { ...storage, sessions }, secret: TEST_SECRET, clock });
+    expect(await latchkey.sessions.watchRevocations()).toBe('off');
+    const { app } = await latchkey.apps.create({ name: 'Host' });
+    const user = await latchkey.users.create(app.id, { email: 'host@example.com' });
+    const issued = await latchkey.sessions.issue(app.id, user.user_id, factor, { session_expires_in: 60 });
+    const jwt = issued.session_jwt as string;
+    await latchkey.sessions.revoke(app.id, { session_id: issued.session!.id });
+    // This process heard of its own revocation, so only another process's JWT check would pass.
+    await expect(
+      latchkey.sessions.check({ app_id: app.id, session_jwt: jwt, mode: 'jwt' }),
+    ).rejects.toMatchObject({ errorType: 'session_not_found' });
+    const elsewhere = createLatchkey({ storage: { ...storage, sessions }, secret: TEST_SECRET, clock });
+    expect(
+      (await elsewhere.sessions.check({ app_id: app.id, session_jwt: jwt, mode: 'jwt' })).session_id,
+    ).toBe(issued.session!.id);
+    clock.advance(300);
+    await expect(
+      elsewhere.sessions.check({ app_id: app.id, session_jwt: jwt, mode: 'jwt' }),
+    ).rejects.toMatchObject({ errorType: 'invalid_session_jwt', status: 401 });
   });
 
   it('refuses another App’s JWT, a tampered one, garbage, and neither or both credentials', async () => {

@@ -7,7 +7,7 @@ import { createMutex } from './mutex.js';
 import { memoryOtpRepo } from './otp-repo.js';
 import { memoryPasswordRepo } from './password-repo.js';
 import { memoryRateLimitRepo } from './rate-limit-repo.js';
-import { memorySessionRepo, memorySigningKeyRepo } from './session-repo.js';
+import { memoryRevocationChannel, memorySessionRepo, memorySigningKeyRepo } from './session-repo.js';
 import { emptyState } from './state.js';
 import { memoryTotpRepo } from './totp-repo.js';
 import { memoryContactRepo, memoryUserRepo } from './user-repo.js';
@@ -33,6 +33,7 @@ export function memoryStorage(): Storage {
   const state = emptyState(journal);
   const exclusive = createMutex();
   const users = memoryUserRepo(state);
+  const revocations = memoryRevocationChannel();
   const userExists = (appId: string, userId: string) => state.users.get(userId)?.app_id === appId;
   const repos: Repos = {
     apps: memoryAppRepo(state),
@@ -47,7 +48,7 @@ export function memoryStorage(): Storage {
     otps: memoryOtpRepo(state.otps),
     magicLinks: memoryMagicLinkRepo(state.magicLinks),
     passwords: memoryPasswordRepo(state.passwords),
-    sessions: memorySessionRepo(state.sessions),
+    sessions: memorySessionRepo(state.sessions, state.sessionRevocations, revocations.announce),
     signingKeys: memorySigningKeyRepo(state.signingKeys),
     rateLimits: memoryRateLimitRepo(state.rateLimits),
     wallets: memoryWalletRepo(state.wallets, state.index, userExists),
@@ -72,6 +73,7 @@ export function memoryStorage(): Storage {
 
   return {
     ...lockEachMethod(repos, exclusive),
+    sessionRevocations: revocations.channel,
     transaction: (fn) =>
       exclusive(async () => {
         journal.begin();

@@ -1,7 +1,55 @@
-import type { SessionRecord, SessionRepo, SigningKeyRecord, SigningKeyRepo } from '@latchkey/core';
+import {
+  REVOCATION_RETENTION_SECONDS,
+  type RevocationChannel,
+  type RevocationListener,
+  type SessionRecord,
+  type SessionRepo,
+  type SessionRevocation,
+  type SigningKeyRecord,
+  type SigningKeyRepo,
+} from '@latchkey/core';
 import { copy } from './state.js';
 
-export function memorySessionRepo(rows: Map<string, SessionRecord>): SessionRepo {
+/**
+ * Revocations as they are written, to every Latchkey sharing this storage: the memory storage's
+ * own channel (one process, so nothing can be missed and nothing needs publishing).
+ */
+export function memoryRevocationChannel() {
+  const listeners = new Set<RevocationListener>();
+  const channel: RevocationChannel = {
+    async subscribe(listener) {
+      listeners.add(listener);
+      return {
+        close: async () => {
+          listeners.delete(listener);
+        },
+      };
+    },
+  };
+  const announce = (revocations: SessionRevocation[]) => {
+    if (revocations.length === 0) return;
+    for (const listener of listeners) listener.revoked(revocations);
+  };
+  return { channel, announce };
+}
+
+export function memorySessionRepo(
+  rows: Map<string, SessionRecord>,
+  log: Map<string, SessionRevocation>,
+  announce: (revocations: SessionRevocation[]) => void,
+): SessionRepo {
+  const record = (revoked: SessionRecord[]) => {
+    const entries = revoked.map((s) => ({
+      app_id: s.app_id,
+      session_id: s.id,
+      revoked_at: s.revoked_at as number,
+    }));
+    for (const entry of entries) log.set(entry.session_id, entry);
+    // The record need hold no revocation older than a JWT can live.
+    const oldest = (entries[0]?.revoked_at ?? 0) - REVOCATION_RETENTION_SECONDS;
+    for (const [id, entry] of log) if (entry.revoked_at < oldest) log.delete(id);
+    announce(entries);
+  };
   const owned = (appId: string, id: string) => {
     const row = rows.get(id);
     return row && row.app_id === appId ? row : undefined;
@@ -42,6 +90,7 @@ export function memorySessionRepo(rows: Map<string, SessionRecord>): SessionRepo
       if (!row || row.revoked_at !== null) return null;
       row.revoked_at = now;
       row.updated_at = now;
+      record([row]);
       return copy(row);
     },
     async revokeByUser(appId, userId, now, exceptId) {
@@ -53,7 +102,14 @@ export function memorySessionRepo(rows: Map<string, SessionRecord>): SessionRepo
         row.updated_at = now;
         revoked.push(copy(row));
       }
+      record(revoked);
       return revoked;
+    },
+    async revokedSince(since, appId) {
+      return [...log.values()]
+        .filter((r) => r.revoked_at >= since && (appId === undefined || r.app_id === appId))
+        .sort((a, b) => a.revoked_at - b.revoked_at)
+        .map(copy);
     },
     async listLiveByUser(appId, userId, now) {
       return [...rows.values()]

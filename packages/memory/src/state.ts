@@ -8,6 +8,7 @@ import type {
   RecoveryCodeRecord,
   SeedRecord,
   SessionRecord,
+  SessionRevocation,
   SigningKeyRecord,
   TotpRecord,
   UserRecord,
@@ -42,6 +43,8 @@ export interface MemoryState {
   /** Keyed `app_id user_id`. */
   passwords: Map<string, PasswordRecord>;
   sessions: Map<string, SessionRecord>;
+  /** Revoked sessions by id: the record every Latchkey on this storage catches up from. */
+  sessionRevocations: Map<string, SessionRevocation>;
   signingKeys: Map<string, SigningKeyRecord>;
   rateLimits: Map<string, { windowStart: number; count: number }>;
   wallets: Map<string, WalletRecord>;
@@ -88,6 +91,7 @@ export function emptyState(journal: Journal): MemoryState {
     magicLinks: table(),
     passwords: table(),
     sessions: table(),
+    sessionRevocations: table(),
     signingKeys: table(),
     rateLimits: table(),
     wallets: table(),

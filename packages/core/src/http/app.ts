@@ -11,7 +11,7 @@ import { errorResponse } from './error-body.js';
 import { type ApiKeys, apiKeyCheck, checkUrlText, jsonBodyReader, requestIds } from './middleware.js';
 import { type PipelineOptions, requestPipeline } from './pipeline.js';
 import { type RouteLookup, routeTable } from './route-table.js';
-import { OPENAPI_ROUTE, registerSystemRoutes } from './system-routes.js';
+import { type HealthDetail, OPENAPI_ROUTE, registerSystemRoutes } from './system-routes.js';
 import { validationError } from './validation-hook.js';
 
 /**
@@ -49,6 +49,8 @@ export interface HttpOptions {
   onInternalError: (err: unknown, requestId: string) => void;
   /** Wraps each request (telemetry/http-spans.ts); left out when no tracer is configured. */
   trace?: PipelineOptions['trace'];
+  /** What `/v1/health` reports beside `status` (the revocation channel's state). */
+  health?: () => HealthDetail;
 }
 
 /**
@@ -107,7 +109,7 @@ export function createHttpApp(
     }),
   );
 
-  registerSystemRoutes(app, { version: options.version });
+  registerSystemRoutes(app, { version: options.version, health: options.health });
   for (const capability of capabilities) capability.routes?.(app, services[capability.name] as never);
 
   app.notFound((c) => errorResponse(c, new LatchkeyError('route_not_found')));

@@ -5,6 +5,18 @@ import { policy } from './route-policy.js';
 import type { UndocumentedRoute } from './route-table.js';
 import { securitySchemes } from './security.js';
 
+const healthSchema = z
+  .object({
+    status: z.literal('ok'),
+    session_revocations: z.enum(['off', 'idle', 'starting', 'live', 'lost']).optional().openapi({
+      description:
+        'Whether this process hears of revoked sessions at once (`live`); `lost`: its channel is down and jwt-mode checks read the database until it is back; `idle`: not needed yet; `off`: the storage keeps no record, so a JWT lives until it expires.',
+    }),
+  })
+  .openapi('Health');
+
+export type HealthDetail = Omit<z.infer<typeof healthSchema>, 'status'>;
+
 const health = createRoute({
   ...policy({ key: 'open' }),
   method: 'get',
@@ -14,7 +26,7 @@ const health = createRoute({
   responses: {
     200: {
       description: 'Serving',
-      content: { 'application/json': { schema: z.object({ status: z.literal('ok') }).openapi('Health') } },
+      content: { 'application/json': { schema: healthSchema } },
     },
     ...errorResponses(),
   },
@@ -28,8 +40,11 @@ export const OPENAPI_ROUTE: UndocumentedRoute = {
   policy: { key: 'open' },
 };
 
-export function registerSystemRoutes(app: HttpApp, info: { version: string }) {
-  app.openapi(health, (c) => c.json({ status: 'ok' as const }, 200));
+export function registerSystemRoutes(
+  app: HttpApp,
+  info: { version: string; health?: (() => HealthDetail) | undefined },
+) {
+  app.openapi(health, (c) => c.json({ status: 'ok' as const, ...info.health?.() }, 200));
   for (const [name, scheme] of Object.entries(securitySchemes)) {
     app.openAPIRegistry.registerComponent('securitySchemes', name, { ...scheme });
   }

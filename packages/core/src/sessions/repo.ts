@@ -1,4 +1,5 @@
 import type { EventRecord } from '../events/repo.js';
+import type { RevocationChannel, SessionRevocation } from '../ports/revocation-channel.js';
 import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
 import type { Factor } from '../shared/factor.js';
 
@@ -80,6 +81,14 @@ export interface SessionRepo {
    * first (ties by id): what a "signed-in devices" list shows.
    */
   listLiveByUser(appId: string, userId: string, now: number): Promise<SessionRecord[]>;
+  /**
+   * Optional: the record of revocations, so every process can refuse a revoked session's JWTs
+   * (revoked-sessions.ts). Those at or after `since` (Unix s), the App's or every App's: each
+   * session revoked, and each deleted while live (its user's or App's deletion), oldest first.
+   * The adapter may forget those older than `RETENTION_SECONDS`. Without it, a session JWT is
+   * accepted until it expires.
+   */
+  revokedSince?(since: number, appId?: string): Promise<SessionRevocation[]>;
 }
 
 /** A per-App key that signs session JWTs; the private half only sealed by the KeyVault. */
@@ -114,6 +123,11 @@ declare module '../ports/storage.js' {
   interface Storage {
     sessions: SessionRepo;
     signingKeys: SigningKeyRepo;
+    /**
+     * Optional: the storage's own way of telling every process of each revocation as it is
+     * written (Postgres LISTEN/NOTIFY). `createLatchkey({ revocationChannel })` takes another.
+     */
+    sessionRevocations?: RevocationChannel;
   }
 }
 

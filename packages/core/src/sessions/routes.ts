@@ -9,6 +9,8 @@ import {
   jwksSchema,
   listSessionsQuerySchema,
   listSessionsResponseSchema,
+  revocationsQuerySchema,
+  revocationsResponseSchema,
   revokeAllSessionsRequestSchema,
   revokeAllSessionsResponseSchema,
   revokeSessionRequestSchema,
@@ -74,6 +76,20 @@ const list = createRoute({
   },
 });
 
+const revocations = createRoute({
+  method: 'get',
+  path: '/v1/auth/sessions/revocations',
+  tags: ['sessions'],
+  summary:
+    "The App's sessions revoked while their JWTs may still be live: for edge middleware, which holds no database, to poll",
+  ...policy({ key: 'public', rate: 'other' }),
+  request: { query: revocationsQuerySchema },
+  responses: {
+    200: jsonResponse('Revocations, oldest first', revocationsResponseSchema),
+    ...errorResponses(501),
+  },
+});
+
 const jwks = createRoute({
   method: 'get',
   path: '/v1/auth/sessions/jwks',
@@ -107,6 +123,11 @@ export function registerSessionRoutes(app: HttpApp, sessions: SessionService) {
   app.openapi(list, async (c) =>
     c.json(await sessions.list(c.get('app').id, c.req.valid('query'), c.get('keyKind')), 200),
   );
+  app.openapi(revocations, async (c) => {
+    const body = await sessions.revocations(c.get('app').id, c.req.valid('query'));
+    // A few seconds of caching: many edge workers polling cost the database one read per period.
+    return c.json(body, 200, { 'cache-control': 'private, max-age=5' });
+  });
   app.openapi(jwks, async (c) => c.json(jwksBody(await sessions.jwks(c.get('app').id)), 200));
   app.openapi(publicJwks, async (c) => {
     const body = jwksBody(await sessions.publicJwks(c.req.valid('param').app_id));

@@ -126,6 +126,23 @@ export const listSessionsResponseSchema = z
   .object({ sessions: z.array(listedSessionSchema) })
   .openapi('ListSessionsResponse');
 
+export const revocationsQuerySchema = z.strictObject({
+  since: z.coerce.number().int().min(0).max(1e11).optional().openapi({
+    description:
+      "Unix seconds: revocations at or after it. Left out, or older than the App's JWT lifetime: from as far back as a JWT can still be live.",
+  }),
+});
+
+export const revocationsResponseSchema = z
+  .object({
+    revocations: z.array(z.object({ session_id: z.string(), revoked_at: z.number().int() })),
+    since: z.number().int().openapi({ description: 'Where this answer starts (Unix seconds).' }),
+    until: z.number().int().openapi({
+      description: 'The time of this answer: the next poll sends it (less a few seconds) as `since`.',
+    }),
+  })
+  .openapi('SessionRevocations');
+
 export const jwksSchema = z
   .object({
     keys: z.array(z.looseObject({ kid: z.string(), kty: z.string(), alg: z.string(), use: z.string() })),

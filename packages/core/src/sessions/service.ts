@@ -12,6 +12,7 @@ import { protectedHeaderKid } from './jose.js';
 import { type SessionClaims, signSessionJwt, verifySessionClaims } from './jwt.js';
 import { jwtReuse } from './jwt-reuse.js';
 import type { SessionRecord } from './repo.js';
+import type { RevokedSessions } from './revoked-sessions.js';
 import {
   type ListedSession,
   type ListSessionsInput,
@@ -23,6 +24,9 @@ import {
 import type { SigningKeys } from './signing-keys.js';
 import { asksStepUp, requireStepUp, type StepUpRequirement } from './step-up.js';
 import { verifiedJwts } from './verified-jwts.js';
+
+/** A revocation is kept this long past the App's JWT lifetime: the processes' clocks may differ. */
+const REVOCATION_SKEW_SECONDS = 60;
 
 /** The session fields of every proof-of-identity request. */
 export interface SessionFields {
@@ -39,7 +43,12 @@ export interface IssuedSession {
 
 export type SessionService = ReturnType<typeof sessionService>;
 
-export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: string }) {
+export function sessionService(
+  k: Kernel,
+  keys: SigningKeys,
+  options: { issuer: string; revoked: RevokedSessions },
+) {
+  const { revoked } = options;
   const hashToken = (token: string) => k.hasher.hash('session_token', token);
 
   // A session token is hashed on every check and authenticate; a host that sees the same token
@@ -217,7 +226,17 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
     let session: SessionRecord | null;
     if (jwt !== undefined) {
       const claims = await verifyJwt(appId, jwt);
-      if (mode === 'jwt') return checkFromClaims(appId, claims);
+      if (mode === 'jwt') {
+        void revoked.start();
+        if (revoked.trusted()) {
+          if (revoked.has(claims.sid)) throw new LatchkeyError('session_not_found');
+          return checkFromClaims(appId, claims);
+        }
+        // The set may be missing a revocation (starting, or its channel is down): storage decides.
+        if (!isLive(await k.storage.sessions.get(appId, claims.sid)))
+          throw new LatchkeyError('session_not_found');
+        return checkFromClaims(appId, claims);
+      }
       session = await k.storage.sessions.get(appId, claims.sid);
     } else {
       session = await k.storage.sessions.findByTokenHash(appId, lookupHash(token as string));
@@ -367,7 +386,11 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
      */
     checkKnownJwt(appId: string | undefined, jwt: string): SessionCheck | undefined {
       const known = verified.get(appId, jwt, k.now());
-      return known === undefined ? undefined : checkFromClaims(known.appId, known.claims);
+      if (known === undefined) return undefined;
+      void revoked.start();
+      // A revoked session, or a set that may be missing one, goes the long way.
+      if (!revoked.trusted() || revoked.has(known.claims.sid)) return undefined;
+      return checkFromClaims(known.appId, known.claims);
     },
     /**
      * The App of a session token, in any App, for a host that serves several without naming
@@ -508,6 +531,42 @@ export function sessionService(k: Kernel, keys: SigningKeys, options: { issuer: 
       const sessions = await k.storage.sessions.listLiveByUser(appId, userId, k.now());
       return { sessions: sessions.map((s) => listed(s, current?.id)) };
     },
+
+    /**
+     * The App's sessions revoked since `since` (Unix s) whose JWTs may still be live: what edge
+     * middleware, which holds no database, polls to refuse them before they expire.
+     */
+    async revocations(appId: string, input: { since?: number | undefined }) {
+      const app = await k.app(appId);
+      const now = k.now();
+      const floor = now - app.settings.sessions.jwt_lifetime_seconds - REVOCATION_SKEW_SECONDS;
+      const since = Math.max(input.since ?? floor, floor);
+      const read = k.storage.sessions.revokedSince;
+      if (read === undefined)
+        throw new LatchkeyError('storage_feature_missing', 'This storage keeps no record of revocations.');
+      const found = await read.call(k.storage.sessions, since, appId);
+      return {
+        revocations: found.map((r) => ({ session_id: r.session_id, revoked_at: r.revoked_at })),
+        since,
+        until: now,
+      };
+    },
+    /**
+     * Whether this process's set of revoked sessions is current (`live`), and so whether jwt mode
+     * is refusing revoked sessions without reading storage (revoked-sessions.ts).
+     */
+    revocationState: () => revoked.state(),
+    /**
+     * Starts listening for revocations now rather than at the first jwt-mode check (until then,
+     * and until caught up, jwt-mode checks read storage); resolves with the state once the first
+     * attempt ends. A host may await it before it starts serving.
+     */
+    async watchRevocations() {
+      await revoked.start();
+      return revoked.state();
+    },
+    /** Stops listening for revocations (`latchkey.close()` calls it). */
+    closeRevocations: () => revoked.close(),
 
     jwks: (appId: string) => keys.jwks(appId),
     /** The JWKS of any App by id, for the open JWKS route: 404 for an unknown App. */
