@@ -56,7 +56,7 @@ describe('examples/next-app under next start', () => {
   it('answers health without a key', async () => {
     const res = await api('/v1/health');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(await res.json()).toMatchObject({ status: 'ok' });
   });
 
   it('creates a user with the demo App secret key and reads it back', async () => {

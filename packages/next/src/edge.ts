@@ -11,12 +11,14 @@ import {
 import { JOSEError, JWKSTimeout, JWTExpired } from 'jose/errors';
 import { createRemoteJWKSet } from 'jose/jwks/remote';
 import { jwtVerify } from 'jose/jwt/verify';
+import { type EdgeRevocationOptions, isRevokedAtEdge } from './edge-revocations.js';
 
 /**
  * `@latchkey/next/edge`: the session check for `middleware.ts` on the edge runtime. It verifies
  * the session JWT with the App's public keys, fetched from its JWKS URL and cached, and imports
  * nothing but jose and the import-free credential parsing of `@latchkey/core/credentials`: no
- * storage, no server code. Like `mode: 'jwt'`, a revoked session passes until its JWT expires.
+ * storage, no server code. A revoked session passes until its JWT expires, or with
+ * `revocations`, until the edge next reads the App's revocation feed (every 5 s by default).
  */
 export interface EdgeSessionOptions {
   /** The App's JWKS: `https://your.site/api/v1/auth/sessions/jwks/{app_id}`. */
@@ -39,6 +41,11 @@ export interface EdgeSessionOptions {
   freshWithin?: number | string;
   /** Step-up: one of these factor kinds (with `freshWithin`, proven that recently). */
   factors?: readonly string[];
+  /**
+   * Refuse revoked sessions before their JWTs expire: the App's revocation feed, read at most
+   * every `refreshSeconds` (default 5) and shared by the requests of this isolate.
+   */
+  revocations?: EdgeRevocationOptions;
 }
 
 /** The verified session, in the shape of `SessionCheck`. */
@@ -120,6 +127,8 @@ export async function verifyEdgeSession(
       !Array.isArray(factors)
     )
       return { session: null, refreshable: false };
+    if (options.revocations && (await isRevokedAtEdge(sid, options.revocations)))
+      return { session: null, refreshable: false };
     const now = Math.floor(Date.now() / 1000);
     if (
       (within !== undefined || options.factors?.length) &&
@@ -134,3 +143,4 @@ export async function verifyEdgeSession(
     throw err; // the JWKS could not be fetched: a fault of the server, not of the client
   }
 }
+export type { EdgeRevocationOptions } from './edge-revocations.js';

@@ -52,7 +52,9 @@ beforeAll(async () => {
   otherAppId = (await other.apps.create({ name: 'Other' })).app_id;
   // The App's JWKS served over HTTP, as the edge helper fetches it in production.
   jwksServer = createServer((req, res) => {
-    latchkey.fetch(new Request(`http://127.0.0.1${req.url}`)).then(async (r) => {
+    const headers = new Headers();
+    if (req.headers.authorization) headers.set('authorization', req.headers.authorization);
+    latchkey.fetch(new Request(`http://127.0.0.1${req.url}`, { headers })).then(async (r) => {
       res.writeHead(r.status, { 'content-type': 'application/json' });
       res.end(await r.text());
     });
@@ -100,12 +102,13 @@ describe('getSession', () => {
     expect(await getSession(latchkey, new Request(`${ORIGIN}/me`))).toBeNull();
   });
 
-  it('a revoked session: null at once in token mode, accepted until exp in jwt mode', async () => {
+  it('a revoked session: null at once, in token mode and in jwt mode', async () => {
     const s = await signIn(latchkey, appId, 'revoked@example.com');
-    await latchkey.sessions.revoke(appId, { session_id: s.sessionId });
     const req = () => ({ headers: bearer(s.jwt) });
-    expect(await getSession(latchkey, req(), { mode: 'token' })).toBeNull();
     expect((await getSession(latchkey, req(), { app_id: appId, mode: 'jwt' }))?.user_id).toBe(s.userId);
+    await latchkey.sessions.revoke(appId, { session_id: s.sessionId });
+    expect(await getSession(latchkey, req(), { mode: 'token' })).toBeNull();
+    expect(await getSession(latchkey, req(), { app_id: appId, mode: 'jwt' })).toBeNull();
   });
 
   it('another App’s JWT: null', async () => {
@@ -378,6 +381,27 @@ describe('@latchkey/next/edge', () => {
     });
   });
 
+  it('with the revocation feed, a revoked session is refused before its JWT expires', async () => {
+    const s = await signIn(latchkey, appId, 'edge-revoked@example.com');
+    const feed = { url: `${jwksBase}/v1/auth/sessions/revocations`, publicToken, refreshSeconds: 0 };
+    const withFeed = { ...options(), revocations: feed };
+    expect((await verifyEdgeSession({ headers: bearer(s.jwt) }, withFeed)).session?.session_id).toBe(
+      s.sessionId,
+    );
+    await latchkey.sessions.revoke(appId, { session_id: s.sessionId });
+    expect(await verifyEdgeSession({ headers: bearer(s.jwt) }, withFeed)).toEqual({
+      session: null,
+      refreshable: false,
+    });
+    // Without the feed the edge knows only the JWT, which is still unexpired.
+    expect((await verifyEdgeSession({ headers: bearer(s.jwt) }, options())).session?.session_id).toBe(
+      s.sessionId,
+    );
+    // A feed that cannot be read is the server's fault, as an unreadable JWKS is: it throws.
+    const wrongToken = { ...options(), revocations: { ...feed, publicToken: 'pk_test_not_a_token' } };
+    await expect(verifyEdgeSession({ headers: bearer(s.jwt) }, wrongToken)).rejects.toThrow(/401/);
+  });
+
   it('bundles to jose and the import-free credential and step-up modules, nothing else', async () => {
     const result = await build({
       entryPoints: [fileURLToPath(new URL('../src/edge.ts', import.meta.url))],
@@ -396,6 +420,7 @@ describe('@latchkey/next/edge', () => {
     expect(inputs.sort()).toEqual([
       'core/src/host-sessions/credentials.ts',
       'core/src/shared/step-up-rule.ts',
+      'next/src/edge-revocations.ts',
       'next/src/edge.ts',
     ]);
     const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));

@@ -2177,6 +2177,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/sessions/revocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The App's sessions revoked while their JWTs may still be live: for edge middleware, which holds no database, to poll */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Unix seconds: revocations at or after it. Left out, or older than the App's JWT lifetime: from as far back as a JWT can still be live. */
+                    since?: number | null;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revocations, oldest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SessionRevocations"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `weak_password`, `breached_password`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_recipient_key`, `invalid_transaction`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `invalid_webhook_url`, `webhook_url_not_allowed`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `token_wallet_type_mismatch`, `token_not_on_network`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `device_fingerprint_mismatch`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `totp_locked`, `recovery_code_locked`, `password_locked`, `rate_limited` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `storage_feature_missing` */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/sessions/revoke": {
         parameters: {
             query?: never;
@@ -7240,7 +7324,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "weak_password" | "breached_password" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_recipient_key" | "invalid_transaction" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "invalid_webhook_url" | "webhook_url_not_allowed" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "token_wallet_type_mismatch" | "token_not_on_network" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "invalid_wallet_address" | "unauthorized" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "device_fingerprint_mismatch" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "totp_not_found" | "wallet_not_found" | "policy_not_found" | "transaction_not_found" | "webauthn_credential_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "password_reset_not_found" | "magic_link_not_found" | "otp_code_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "totp_already_active" | "policy_limit_reached" | "nonce_conflict" | "transaction_not_replaceable" | "duplicate_wallet" | "duplicate_webauthn_credential" | "wallet_belongs_to_another_user" | "request_too_large" | "unsupported_media_type" | "totp_locked" | "recovery_code_locked" | "password_locked" | "rate_limited" | "internal_error" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "weak_password" | "breached_password" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_recipient_key" | "invalid_transaction" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "invalid_webhook_url" | "webhook_url_not_allowed" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "token_wallet_type_mismatch" | "token_not_on_network" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "invalid_wallet_address" | "unauthorized" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "device_fingerprint_mismatch" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "totp_not_found" | "wallet_not_found" | "policy_not_found" | "transaction_not_found" | "webauthn_credential_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "password_reset_not_found" | "magic_link_not_found" | "otp_code_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "totp_already_active" | "policy_limit_reached" | "nonce_conflict" | "transaction_not_replaceable" | "duplicate_wallet" | "duplicate_webauthn_credential" | "wallet_belongs_to_another_user" | "request_too_large" | "unsupported_media_type" | "totp_locked" | "recovery_code_locked" | "password_locked" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;
@@ -7342,6 +7426,11 @@ export interface components {
         };
         Factor: components["schemas"]["SmsOtpFactor"] | components["schemas"]["EmailOtpFactor"] | components["schemas"]["MagicLinkFactor"] | components["schemas"]["TotpFactor"] | components["schemas"]["RecoveryCodeFactor"] | components["schemas"]["WebAuthnFactor"] | components["schemas"]["PasswordFactor"] | components["schemas"]["WalletFactor"];
         Health: {
+            /**
+             * @description Whether this process hears of revoked sessions at once (`live`); `lost`: its channel is down and jwt-mode checks read the database until it is back; `idle`: not needed yet; `off`: the storage keeps no record, so a JWT lives until it expires.
+             * @enum {string}
+             */
+            session_revocations?: "off" | "idle" | "starting" | "live" | "lost";
             /** @enum {string} */
             status: "ok";
         };
@@ -7728,6 +7817,16 @@ export interface components {
             started_at: number;
             updated_at: number;
             user_id: string;
+        };
+        SessionRevocations: {
+            revocations: {
+                revoked_at: number;
+                session_id: string;
+            }[];
+            /** @description Where this answer starts (Unix seconds). */
+            since: number;
+            /** @description The time of this answer: the next poll sends it (less a few seconds) as `since`. */
+            until: number;
         };
         SigningWallet: components["schemas"]["Wallet"] & {
             delegated: boolean;
@@ -8452,6 +8551,7 @@ export type operations = Record<string, never>;
 export type PublicRoute =
   | 'get /v1/auth/sessions'
   | 'get /v1/auth/sessions/jwks'
+  | 'get /v1/auth/sessions/revocations'
   | 'post /v1/auth/magic_links/authenticate'
   | 'post /v1/auth/magic_links/email/login_or_create'
   | 'post /v1/auth/otps/email/login_or_create'
