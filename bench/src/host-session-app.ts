@@ -44,13 +44,15 @@ export async function hostSessionApp(dataDir: string): Promise<HostSessionApp> {
     },
     { session_expires_in: 120 },
   );
+  // jwt mode with its set of revoked sessions live, as a serving host has it (issue 34).
+  const revocations = await latchkey.sessions.watchRevocations();
   return {
     latchkey,
     appId: app_id,
     userId: user_id,
     session_jwt: issued.session_jwt as string,
     session_token: issued.session_token as string,
-    storage: description,
+    storage: `${description}, revocations ${revocations}`,
     close: () => latchkey.close(),
   };
 }

@@ -11,6 +11,7 @@ import { type Measurement, measureInRounds, type Target } from './measure.js';
 import { passwordHashingRates } from './password-hashing-rates.js';
 import { passwordSignInRates } from './password-sign-in-rates.js';
 import { peerSignInTargets } from './peer-sign-in-targets.js';
+import { revocationLatency } from './revocation-latency.js';
 import { sessionCheckRates } from './session-check-rate.js';
 import { signInTargets } from './sign-in-targets.js';
 import { signingCeilingTargets } from './signing-ceilings.js';
@@ -198,6 +199,10 @@ try {
   // Hono and Fastify host routes, each ÷ its own framework's bare route (framework-host-rates.ts).
   const frameworks = await frameworkHostRates({ duration, connections, rounds, only });
   results.push(...frameworks.rows);
+  const revocations =
+    !only || only.test('revocation')
+      ? await revocationLatency({ count: Number(process.env.BENCH_REVOCATIONS ?? 200), connections })
+      : undefined;
   if (!only || only.test('sessions.check')) results.push(...(await sessionCheckRates(duration, connections)));
   if (!only || only.test('wallets.signMessage'))
     results.push(
@@ -278,6 +283,12 @@ try {
     );
   if (frameworks.summary.length > 0)
     console.log(`\nFramework host routes (issue 36):\n  ${frameworks.summary.join('\n  ')}`);
+  if (revocations)
+    console.log(`\nRevocation across processes (issue 34):\n  ${revocations.summary.join('\n  ')}`);
+  else if (!only || only.test('revocation'))
+    console.log(
+      '\nRevocation across processes (issue 34): needs DATABASE_URL (two processes, one Postgres).',
+    );
   if (passwords) console.log(`\nPassword hashing (issue 32):\n  ${passwords.summary.join('\n  ')}`);
   if (byPassword) console.log(`  ${byPassword.summary(results).join('\n  ')}`);
   const report = {
@@ -288,6 +299,9 @@ try {
     duration_seconds: duration,
     rounds,
     results: rows,
+    ...(revocations
+      ? { revocation: { p99_ms: revocations.p99_ms, accepted_after: revocations.accepted_after } }
+      : {}),
   };
   await writeFile(new URL('../results/latest.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
   console.log('Written to bench/results/latest.json');

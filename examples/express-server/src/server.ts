@@ -57,6 +57,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     // unless LATCHKEY_WEBHOOKS_ALLOW_PRIVATE_TARGETS=1 lets a receiver on this machine have them.
     webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets },
   });
+  // Listening for revoked sessions before serving, so the first jwt-mode checks need no storage
+  // read; /v1/health reports the channel's state (`live`, or `lost` during a database outage).
+  await latchkey.sessions.watchRevocations();
   const demo = await loadOrCreateDemoApp(latchkey, config.dataDir);
 
   const app = express();
