@@ -4,22 +4,7 @@ import { memoryStorage } from '@latchkey/memory';
 import { redisRateLimiter } from '@latchkey/redis';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-
-/** This machine's Redis (CI has one); REDIS_URL points elsewhere. */
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-
-async function reachable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000 });
-  probe.on('error', () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
+import { REDIS_URL, reachable } from './redis-server.js';
 
 const canRun = await reachable();
 if (!canRun)
