@@ -6,7 +6,7 @@ import { type FormEvent, useState } from 'react';
 /**
  * The browser side of the example: `@latchkey/react` over the API this app mounts at `/api`. The
  * client keeps the session in localStorage, so a reload is still signed in; the route handlers
- * also set the session cookies, which the edge middleware and the account page read. (Cookie-only
+ * also set the session cookies, which proxy.ts and the account page read. (Cookie-only
  * `session: 'none'` cannot come back after a reload: `sessions/authenticate` takes its credential
  * from the body, never from the cookies.)
  */

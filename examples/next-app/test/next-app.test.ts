@@ -8,7 +8,15 @@ import { memoryStorage } from '@latchkey/memory';
 import { Wallet } from 'ethers';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appDir, buildIsFresh, freePort, type NextServer, nextBuild, nextStart } from './next-server.js';
+import {
+  appDir,
+  buildIsFresh,
+  buildOutput,
+  freePort,
+  type NextServer,
+  nextBuild,
+  nextStart,
+} from './next-server.js';
 
 // The example app served by a real `next start`: route handlers, bundling and all.
 let server: NextServer | undefined;
@@ -158,6 +166,8 @@ async function otherAppsJwt(): Promise<string> {
 }
 
 const bearerOf = (credential: string) => ({ authorization: `Bearer ${credential}` });
+const accountPage = (headers: Record<string, string> = {}) =>
+  fetch(`${server!.url}/account`, { headers, redirect: 'manual' });
 
 describe('host routes behind the session helpers', () => {
   it('GET /api/me (withSession, token mode): 401 without, 200 with a JWT, 401 once revoked or from another App', async () => {
@@ -177,10 +187,8 @@ describe('host routes behind the session helpers', () => {
     await expectErrorBody(await api('/me', { headers: bearerOf(s.session_jwt) }), 401, 'session_not_found');
   });
 
-  it('middleware.ts on the edge: redirects without a session, passes a JWT (bearer or cookie) to the page', async () => {
-    const page = (headers: Record<string, string> = {}) =>
-      fetch(`${server!.url}/account`, { headers, redirect: 'manual' });
-    const none = await page();
+  it('proxy.ts: redirects without a session, passes a JWT (bearer or cookie) to the page', async () => {
+    const none = await accountPage();
     expect(none.status).toBe(307);
     const location = new URL(none.headers.get('location')!, server!.url);
     expect(location.pathname).toBe('/');
@@ -188,26 +196,54 @@ describe('host routes behind the session helpers', () => {
 
     const s = await signIn();
     for (const headers of [bearerOf(s.session_jwt), { cookie: s.cookie }]) {
-      const ok = await page(headers);
+      const ok = await accountPage(headers);
       expect(ok.status).toBe(200);
       expect(await ok.text()).toContain(`<code id="user-id">${s.user_id}</code>`);
     }
-    expect((await page(bearerOf(await otherAppsJwt()))).status).toBe(307);
-    expect((await page(bearerOf(s.session_token))).status).toBe(307); // a token needs storage: not on the edge
-    expect((await page(bearerOf(`${s.session_jwt.slice(0, -4)}AAAA`))).status).toBe(307);
-    // It was built for the edge runtime, without Latchkey's server code.
-    const manifest = JSON.parse(
-      await readFile(path.join(appDir, '.next/server/middleware-manifest.json'), 'utf8'),
-    );
-    expect(manifest.middleware['/'].files).toContain('server/edge-runtime-webpack.js');
-    const bundle = await readFile(path.join(appDir, '.next/server/middleware.js'), 'utf8');
+    expect((await accountPage(bearerOf(await otherAppsJwt()))).status).toBe(307);
+    expect((await accountPage(bearerOf(s.session_token))).status).toBe(307); // verifyEdgeSession checks JWTs only
+    expect((await accountPage(bearerOf(`${s.session_jwt.slice(0, -4)}AAAA`))).status).toBe(307);
+  });
+
+  it("proxy.ts with the revocation feed: a revoked session is redirected within the feed's bound", async () => {
+    const s = await signIn();
+    const kept = await signIn();
+    expect((await accountPage(bearerOf(s.session_jwt))).status).toBe(200);
+    expect((await s.revoke()).status).toBe(200);
+    // Refused once the proxy next reads the feed: within refreshSeconds (5) plus the feed's 5 s of
+    // caching (docs/host-sessions.md), while its JWT is still valid for a minute.
+    await expect
+      .poll(async () => (await accountPage({ cookie: s.cookie })).status, { timeout: 15_000, interval: 250 })
+      .toBe(307);
+    expect((await accountPage(bearerOf(s.session_jwt))).status).toBe(307);
+    expect((await accountPage(bearerOf(kept.session_jwt))).status).toBe(200);
+  }, 30_000);
+
+  it("proxy.ts was built for the Node.js runtime as a proxy, one file without Latchkey's server code", async () => {
+    const next = (file: string) => readFile(path.join(appDir, '.next', file), 'utf8');
+    // No middleware.ts deprecation notice, and Next lists the proxy among the built routes.
+    const log = await buildOutput();
+    expect(log).not.toContain('convention is deprecated');
+    expect(log).not.toContain('middleware-to-proxy');
+    expect(log).toContain('Proxy (Middleware)');
+    // Next 16 records a Node.js proxy in functions-config-manifest.json; the edge's
+    // middleware-manifest.json stays empty.
+    const functions = JSON.parse(await next('server/functions-config-manifest.json')).functions;
+    expect(functions['/_middleware']).toMatchObject({
+      runtime: 'nodejs',
+      matchers: [{ originalSource: '/account/:path*' }],
+    });
+    expect(JSON.parse(await next('server/middleware-manifest.json')).middleware).toEqual({});
+    // The bundle is still named middleware.js and loads none of the chunks the routes share.
+    const traced: string[] = JSON.parse(await next('server/middleware.js.nft.json')).files;
+    expect(traced).toContain('webpack-runtime.js');
+    expect(traced.filter((file) => file.includes('chunks/'))).toEqual([]);
+    const bundle = await next('server/middleware.js');
     expect(bundle).toContain('JSON Web Key Set'); // jose's remote key set
+    expect(bundle).toContain('the revocation feed answered'); // @latchkey/next/edge's feed reader
     // Texts of Latchkey's server code (the error catalogue, the session resolver) are not in it.
     for (const serverCode of ['No live session matches', 'pass app_id to the session helpers'])
       expect(bundle).not.toContain(serverCode);
-    // jwt mode: a revoked session passes until its JWT expires (documented in docs/host-sessions.md).
-    expect((await s.revoke()).status).toBe(200);
-    expect((await page(bearerOf(s.session_jwt))).status).toBe(200);
   });
 });
 
@@ -269,7 +305,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the home page in Chromium (@latchkey/rea
       await page.reload();
       await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe('signed-in');
       expect(await page.locator('#session-user').textContent()).toBe(userId);
-      // The edge middleware and the server component read the same cookies.
+      // The proxy and the server component read the same cookies.
       await page.click('a[href="/account"]');
       await page.waitForURL(`${server!.url}/account`);
       expect(await page.locator('#user-id').textContent()).toBe(userId);

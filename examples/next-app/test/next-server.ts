@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -11,7 +12,7 @@ const nextBin = createRequire(path.join(appDir, 'package.json')).resolve('next/d
 
 /** Everything `next build` reads; the tests are left out, they do not change the output. */
 const buildInputs = [
-  ...['app', 'lib', 'middleware.ts', 'next.config.ts', 'tsconfig.json', 'package.json'].map((p) =>
+  ...['app', 'lib', 'proxy.ts', 'next.config.ts', 'tsconfig.json', 'package.json'].map((p) =>
     path.join(appDir, p),
   ),
   ...['client', 'core', 'memory', 'next', 'react', 'senders'].flatMap((pkg) =>
@@ -26,11 +27,19 @@ function newestMtime(file: string): number {
   return Math.max(0, ...readdirSync(file).map((entry) => newestMtime(path.join(file, entry))));
 }
 
-/** True when `.next` holds a finished production build newer than every build input. */
+// What `nextBuild` printed, kept in `.next` (which every `next build` empties first), so it always
+// belongs to the build there.
+const buildLog = path.join(appDir, '.next', 'test-build.log');
+
+/** True when `.next` holds a build of `nextBuild`, finished and newer than every build input. */
 export function buildIsFresh(): boolean {
-  const buildId = path.join(appDir, '.next', 'BUILD_ID');
-  if (!existsSync(buildId)) return false;
-  return statSync(buildId).mtimeMs > Math.max(...buildInputs.map(newestMtime));
+  if (!existsSync(buildLog)) return false;
+  return statSync(buildLog).mtimeMs > Math.max(...buildInputs.map(newestMtime));
+}
+
+/** The output of the `next build` whose result is in `.next`. */
+export function buildOutput(): Promise<string> {
+  return readFile(buildLog, 'utf8');
 }
 
 /** The environment for `next`: no telemetry, and production rather than vitest's NODE_ENV=test. */
@@ -43,6 +52,7 @@ export async function nextBuild(): Promise<void> {
   const output = collect(child);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (code !== 0) throw new Error(`next build exited with ${code}:\n${output()}`);
+  await writeFile(buildLog, output());
 }
 
 export async function freePort(): Promise<number> {

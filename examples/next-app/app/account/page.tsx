@@ -2,8 +2,8 @@ import { getSession } from '@latchkey/next';
 import { headers } from 'next/headers.js';
 import { getLatchkey } from '@/lib/latchkey.js';
 
-// Reached only through middleware.ts, which has checked the session JWT on the edge; the server
-// component reads the session again (in process, jwt mode) to know who is signed in.
+// Reached only through proxy.ts, which has checked the session JWT with the App's public keys; the
+// server component reads the session again (in process, jwt mode) to know who is signed in.
 export default async function Account() {
   const auth = await getSession(getLatchkey, { headers: await headers() }, { cookies: true });
   return (

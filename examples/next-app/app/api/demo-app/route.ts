@@ -1,8 +1,8 @@
-import { getLatchkey } from '@/lib/latchkey.js';
+import { getDemoApp } from '@/lib/latchkey.js';
 
-// The demo App's id (public, like its JWKS), for middleware.ts: the demo App is made at runtime.
-// A real app knows its App id from its configuration instead.
+// The demo App's id and public token (both public, like its JWKS; the home page hands the same
+// to the browser), for proxy.ts: the demo App is made at runtime. A real app knows them from its
+// configuration instead.
 export async function GET() {
-  const [app] = await (await getLatchkey()).apps.list();
-  return Response.json({ app_id: app?.id ?? null });
+  return Response.json(await getDemoApp());
 }
