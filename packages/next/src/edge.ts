@@ -14,11 +14,12 @@ import { jwtVerify } from 'jose/jwt/verify';
 import { type EdgeRevocationOptions, isRevokedAtEdge } from './edge-revocations.js';
 
 /**
- * `@latchkey/next/edge`: the session check for `middleware.ts` on the edge runtime. It verifies
- * the session JWT with the App's public keys, fetched from its JWKS URL and cached, and imports
- * nothing but jose and the import-free credential parsing of `@latchkey/core/credentials`: no
- * storage, no server code. A revoked session passes until its JWT expires, or with
- * `revocations`, until the edge next reads the App's revocation feed (every 5 s by default).
+ * `@latchkey/next/edge`: the session check for Next's `proxy.ts` (Node.js runtime) and for edge
+ * runtimes (`middleware.ts` before Next 16, other edge platforms). It verifies the session JWT
+ * with the App's public keys, fetched from its JWKS URL and cached, and imports nothing but jose
+ * and the import-free credential parsing of `@latchkey/core/credentials`: no storage, no server
+ * code. A revoked session passes until its JWT expires, or with `revocations`, until the App's
+ * revocation feed is next read (every 5 s by default).
  */
 export interface EdgeSessionOptions {
   /** The App's JWKS: `https://your.site/api/v1/auth/sessions/jwks/{app_id}`. */
