@@ -63,6 +63,7 @@ const ALL = [
   '0013_session_token_hash',
   '0014_passwords',
   '0015_wallet_transactions',
+  '0016_session_revocations',
 ];
 
 // "column type nullable", in table order.
@@ -144,6 +145,7 @@ const COLUMNS: Record<string, string[]> = {
     'created_at bigint NO',
     'updated_at bigint NO',
   ],
+  session_revocations: ['session_id text NO', 'app_id text NO', 'revoked_at bigint NO'],
   signing_keys: [
     'id text NO',
     'app_id text NO',
@@ -441,6 +443,7 @@ for (const [name, open] of Object.entries(openers)) {
         'event_id,endpoint_id',
         ...Array(22).fill('id'),
         'key,window_start',
+        'session_id',
         // The nonce sequence: one row per wallet and chain, locked by every send.
         'wallet_id,chain_id',
       ]);
@@ -512,6 +515,7 @@ for (const [name, open] of Object.entries(openers)) {
         /UNIQUE INDEX .*\(app_id\) WHERE \(retired_at IS NULL\)$/,
       );
       expect(def('rate_limits_window_start_idx')).toMatch(/\(window_start\)$/);
+      expect(def('session_revocations_revoked_at_idx')).toMatch(/\(revoked_at\)$/);
       expect(def('magic_links_app_id_token_hash_idx')).toMatch(/\(app_id, token_hash\)$/);
       expect(def('magic_links_app_id_email_id_idx')).toMatch(/\(app_id, email_id\)$/);
       expect(def('wallets_one_default_idx')).toMatch(
