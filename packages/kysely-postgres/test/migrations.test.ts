@@ -572,6 +572,26 @@ for (const [name, open] of Object.entries(openers)) {
       await db.sql(`drop schema "${old}" cascade`);
     });
 
+    it('takes 0016 down again: no revocation table, trigger or function left', async () => {
+      const down = randomSchema();
+      await db.migrate(down);
+      const migrator = new Migrator({
+        db: db.kysely,
+        provider: listedMigrations(down),
+        migrationTableSchema: down,
+      });
+      const { error } = await migrator.migrateTo('0015_wallet_transactions');
+      expect(error).toBeUndefined();
+      const left = await db.sql(
+        `select 'table' as kind from pg_class where relnamespace = $1::regnamespace and relname = 'session_revocations'
+         union all select 'trigger' from pg_trigger where tgrelid = to_regclass($2) and not tgisinternal
+         union all select 'function' from pg_proc where pronamespace = $1::regnamespace`,
+        [`"${down}"`, `"${down}".sessions`],
+      );
+      expect(left).toEqual([]);
+      await db.sql(`drop schema "${down}" cascade`);
+    });
+
     it.runIf(name === 'postgres')('lets several processes migrate one fresh schema at once', async () => {
       const fresh = randomSchema();
       const runs = await Promise.all([db.migrate(fresh), db.migrate(fresh), db.migrate(fresh)]);
