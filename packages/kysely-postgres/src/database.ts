@@ -90,6 +90,13 @@ export interface SessionsTable {
   updated_at: Seconds;
 }
 
+/** Written only by the trigger on `sessions` (migration 0016), never by the repositories. */
+export interface SessionRevocationsTable {
+  session_id: string;
+  app_id: string;
+  revoked_at: Seconds;
+}
+
 export interface SigningKeysTable {
   id: string;
   app_id: string;
@@ -341,6 +348,7 @@ export interface Database {
   magic_links: MagicLinksTable;
   passwords: PasswordsTable;
   sessions: SessionsTable;
+  session_revocations: SessionRevocationsTable;
   signing_keys: SigningKeysTable;
   rate_limits: RateLimitsTable;
   wallets: WalletsTable;

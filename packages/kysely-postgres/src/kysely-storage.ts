@@ -24,6 +24,8 @@ import {
 import { kyselySeedRepo, kyselyWalletRepo } from './repos/wallet-repo.js';
 import { kyselyWalletTransactionRepo } from './repos/wallet-transaction-repo.js';
 import { kyselyWebAuthnRepo } from './repos/webauthn-repo.js';
+import { revocationChannelName } from './revocations/channel-name.js';
+import { sharedRevocationChannel } from './revocations/shared-channel.js';
 import { toStorageError, withStorageErrors } from './storage-errors.js';
 
 /** What every constructor takes besides the connection. */
@@ -38,7 +40,10 @@ export type KyselyStorageOptions = StorageSource & StorageSetup;
 
 /**
  * Latchkey's Storage on Kysely, over real Postgres (`pool`), embedded PGlite (`pglite`) or a host
- * app's Kysely instance (`db`). `close()` leaves what was passed in open.
+ * app's Kysely instance (`db`). `close()` leaves what was passed in open. On `pool` and `pglite`
+ * the Storage announces revocations through LISTEN/NOTIFY (`sessionRevocations`); on `db`, which
+ * shows no connection to listen on, it keeps the record only: pass `createLatchkey` a
+ * `revocationChannel`, or a session JWT is accepted until it expires.
  */
 export async function kyselyStorage(options: KyselyStorageOptions): Promise<Storage> {
   return storageOn(openDatabase(options), options);
@@ -52,7 +57,18 @@ export async function storageOn(opened: OpenDatabase, options: StorageSetup): Pr
     await opened.close();
     throw err;
   }
-  return { ...bind(opened.db, options.schema, opened.preparedRead), close: opened.close };
+  const { listen } = opened;
+  const revocations =
+    listen && sharedRevocationChannel(listen, () => revocationChannelName(opened.db, options.schema));
+  return {
+    ...bind(opened.db, options.schema, opened.preparedRead),
+    ...(revocations ? { sessionRevocations: revocations.channel } : {}),
+    async close() {
+      // The LISTEN first: PGlite's UNLISTEN goes through the database this closes.
+      await revocations?.close();
+      await opened.close();
+    },
+  };
 }
 
 /**

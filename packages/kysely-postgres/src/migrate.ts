@@ -12,8 +12,8 @@ export function listedMigrations(schema: string | undefined): MigrationProvider 
       const scoped: Record<string, Migration> = {};
       for (const [name, migration] of Object.entries(migrations)) {
         scoped[name] = {
-          up: (db) => migration.up(inSchema(db)),
-          ...(migration.down ? { down: (db: AnyKysely) => migration.down!(inSchema(db)) } : {}),
+          up: (db) => migration.up(inSchema(db), schema),
+          ...(migration.down ? { down: (db: AnyKysely) => migration.down!(inSchema(db), schema) } : {}),
         };
       }
       return scoped;

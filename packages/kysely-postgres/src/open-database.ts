@@ -6,6 +6,9 @@ import type { AnyKysely, Database } from './database.js';
 import { guardedPool } from './guarded-pool.js';
 import { pgliteDialect } from './pglite-dialect.js';
 import { type PreparedRead, preparedReads } from './prepared-reads.js';
+import { pgListen } from './revocations/pg-listen.js';
+import { pgliteListen } from './revocations/pglite-listen.js';
+import type { Listen } from './revocations/shared-channel.js';
 
 /** The database: exactly one of a pg Pool (real Postgres), an embedded PGlite, or a host app's Kysely. */
 export type StorageSource =
@@ -19,6 +22,11 @@ export interface OpenDatabase {
   close(): Promise<void>;
   /** On a pg Pool: the hot reads as named prepared statements (prepared-reads.ts). */
   preparedRead?: PreparedRead;
+  /**
+   * LISTEN on the database, for the revocation channel: a client of its own beside a pg Pool,
+   * PGlite's own listeners. None on a host's Kysely, which shows no connection to listen on.
+   */
+  listen?: Listen;
 }
 
 /**
@@ -40,6 +48,8 @@ export function openDatabase(source: StorageSource, owned = false): OpenDatabase
   return {
     db,
     close: () => db.destroy(),
-    ...(source.pool ? { preparedRead: preparedReads(source.pool) } : {}),
+    ...(source.pool
+      ? { preparedRead: preparedReads(source.pool), listen: pgListen(source.pool) }
+      : { listen: pgliteListen(source.pglite!, (fn) => db.connection().execute(fn)) }),
   };
 }

@@ -63,6 +63,7 @@ const ALL = [
   '0013_session_token_hash',
   '0014_passwords',
   '0015_wallet_transactions',
+  '0016_session_revocations',
 ];
 
 // "column type nullable", in table order.
@@ -144,6 +145,7 @@ const COLUMNS: Record<string, string[]> = {
     'created_at bigint NO',
     'updated_at bigint NO',
   ],
+  session_revocations: ['session_id text NO', 'app_id text NO', 'revoked_at bigint NO'],
   signing_keys: [
     'id text NO',
     'app_id text NO',
@@ -441,6 +443,7 @@ for (const [name, open] of Object.entries(openers)) {
         'event_id,endpoint_id',
         ...Array(22).fill('id'),
         'key,window_start',
+        'session_id',
         // The nonce sequence: one row per wallet and chain, locked by every send.
         'wallet_id,chain_id',
       ]);
@@ -512,6 +515,7 @@ for (const [name, open] of Object.entries(openers)) {
         /UNIQUE INDEX .*\(app_id\) WHERE \(retired_at IS NULL\)$/,
       );
       expect(def('rate_limits_window_start_idx')).toMatch(/\(window_start\)$/);
+      expect(def('session_revocations_revoked_at_idx')).toMatch(/\(revoked_at\)$/);
       expect(def('magic_links_app_id_token_hash_idx')).toMatch(/\(app_id, token_hash\)$/);
       expect(def('magic_links_app_id_email_id_idx')).toMatch(/\(app_id, email_id\)$/);
       expect(def('wallets_one_default_idx')).toMatch(
@@ -566,6 +570,26 @@ for (const [name, open] of Object.entries(openers)) {
       expect(await db.sql(`select id from "${old}".apps`)).toEqual([{ id: 'app_old' }]);
       expect(await db.sql(`select count(*)::int as n from "${old}".sessions`)).toEqual([{ n: 0 }]);
       await db.sql(`drop schema "${old}" cascade`);
+    });
+
+    it('takes 0016 down again: no revocation table, trigger or function left', async () => {
+      const down = randomSchema();
+      await db.migrate(down);
+      const migrator = new Migrator({
+        db: db.kysely,
+        provider: listedMigrations(down),
+        migrationTableSchema: down,
+      });
+      const { error } = await migrator.migrateTo('0015_wallet_transactions');
+      expect(error).toBeUndefined();
+      const left = await db.sql(
+        `select 'table' as kind from pg_class where relnamespace = $1::regnamespace and relname = 'session_revocations'
+         union all select 'trigger' from pg_trigger where tgrelid = to_regclass($2) and not tgisinternal
+         union all select 'function' from pg_proc where pronamespace = $1::regnamespace`,
+        [`"${down}"`, `"${down}".sessions`],
+      );
+      expect(left).toEqual([]);
+      await db.sql(`drop schema "${down}" cascade`);
     });
 
     it.runIf(name === 'postgres')('lets several processes migrate one fresh schema at once', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
 import { authRepoCases } from './suite-auth.js';
 import { passwordRepoCases } from './suite-passwords.js';
+import { revocationRecordCases } from './suite-revocations.js';
 import { stateTableCases } from './suite-states.js';
 import { makeTotp, totpRepoCases } from './suite-totps.js';
 import { walletChallengeRepoCases } from './suite-wallet-challenges.js';
@@ -216,6 +217,7 @@ export function runStorageConformance(target: ConformanceTarget): void {
     }
 
     authRepoCases(() => s);
+    revocationRecordCases(() => s);
     walletRepoCases(() => s);
     totpRepoCases(() => s);
     passwordRepoCases(() => s, target.parallelism);

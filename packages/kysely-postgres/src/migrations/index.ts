@@ -1,4 +1,4 @@
-import type { Migration } from 'kysely';
+import type { Kysely } from 'kysely';
 import * as initial from './0001_initial.js';
 import * as auth from './0002_auth.js';
 import * as magicLinks from './0003_magic_links.js';
@@ -14,13 +14,23 @@ import * as webhookFairness from './0012_webhook_fairness.js';
 import * as sessionTokenHash from './0013_session_token_hash.js';
 import * as passwords from './0014_passwords.js';
 import * as walletTransactions from './0015_wallet_transactions.js';
+import * as sessionRevocations from './0016_session_revocations.js';
+
+/**
+ * A migration, run against the storage's schema. `schema` (undefined: the search path) is for the
+ * raw statements the builder's `withSchema` does not reach (functions, triggers).
+ */
+export interface LatchkeyMigration {
+  up(db: Kysely<unknown>, schema: string | undefined): Promise<void>;
+  down?(db: Kysely<unknown>, schema: string | undefined): Promise<void>;
+}
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so bundlers keep
  * them. To change the schema, add the next numbered file and one line here; never edit a
  * migration that has shipped.
  */
-export const migrations: Record<string, Migration> = {
+export const migrations: Record<string, LatchkeyMigration> = {
   '0001_initial': initial,
   '0002_auth': auth,
   '0003_magic_links': magicLinks,
@@ -36,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0013_session_token_hash': sessionTokenHash,
   '0014_passwords': passwords,
   '0015_wallet_transactions': walletTransactions,
+  '0016_session_revocations': sessionRevocations,
 };

@@ -246,6 +246,21 @@ export function kyselySessionRepo(db: LatchkeyDb, read?: PreparedRead): SessionR
       return (await query.returningAll().execute()).map(toRecord);
     },
 
+    async revokedSince(since, appId) {
+      // The revoked_at index gives them in order; session_id orders a second's revocations alike on every call.
+      let query = db
+        .selectFrom('session_revocations')
+        .select(['app_id', 'session_id', 'revoked_at'])
+        .where('revoked_at', '>=', since);
+      if (appId !== undefined) query = query.where('app_id', '=', appId);
+      const rows = await query.orderBy('revoked_at').orderBy('session_id').execute();
+      return rows.map((r) => ({
+        app_id: r.app_id,
+        session_id: r.session_id,
+        revoked_at: toSeconds(r.revoked_at),
+      }));
+    },
+
     async listLiveByUser(appId, userId, now) {
       const rows = await db
         .selectFrom('sessions')
