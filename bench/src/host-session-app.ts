@@ -9,6 +9,7 @@ export interface HostSessionApp {
   userId: string;
   session_jwt: string;
   session_token: string;
+  session_id: string;
   storage: string;
   close(): Promise<void>;
 }
@@ -52,6 +53,7 @@ export async function hostSessionApp(dataDir: string): Promise<HostSessionApp> {
     userId: user_id,
     session_jwt: issued.session_jwt as string,
     session_token: issued.session_token as string,
+    session_id: issued.session!.id,
     storage: `${description}, revocations ${revocations}`,
     close: () => latchkey.close(),
   };

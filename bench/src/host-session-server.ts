@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { requireSession } from '@latchkey/express';
 import express from 'express';
+import pg from 'pg';
 import { hostSessionApp } from './host-session-app.js';
 
 /**
@@ -21,6 +22,23 @@ app.disable('x-powered-by');
 app.get('/plain', (_req, res) => {
   res.json({ status: 'ok' });
 });
+// Token mode's ceiling: the one indexed read of the session row by its token's hash that a token
+// check cannot avoid, on a pool of its own, and nothing else (Postgres only).
+if (process.env.DATABASE_URL) {
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+  const { rows } = await pool.query('select app_id, token_hash from sessions where id = $1', [
+    host.session_id,
+  ]);
+  const { app_id, token_hash } = rows[0] as { app_id: string; token_hash: string };
+  const read = {
+    name: 'ceiling-session-read',
+    text: 'select user_id, expires_at, revoked_at from sessions where app_id = $1 and token_hash = $2',
+  };
+  app.get('/ceiling/token', async (_req, res) => {
+    const found = await pool.query({ ...read, values: [app_id, token_hash] });
+    res.json({ user_id: (found.rows[0] as { user_id: string }).user_id });
+  });
+}
 app.get('/jwt/me', requireSession(host.latchkey, { app_id: host.appId, mode: 'jwt' }), who);
 app.get('/token/me', requireSession(host.latchkey, { app_id: host.appId, mode: 'token' }), who);
 

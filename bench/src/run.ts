@@ -158,6 +158,14 @@ try {
       url: `${host.info.url}/token/me`,
       headers: { authorization: `Bearer ${host.info.session_token}` },
     },
+    ...(databaseUrl
+      ? [
+          {
+            name: 'host Express route, ceiling of token mode: one indexed session read',
+            url: `${host.info.url}/ceiling/token`,
+          },
+        ]
+      : []),
     ...peerTargets,
     { name: 'GET /v1/auth/users/{id}', url: `${url}/v1/auth/users/${user.user_id}`, headers: secret },
     {
