@@ -1,7 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { createLatchkey, type Latchkey } from '@latchkey/core';
+import { createLatchkey, type Factor, type Latchkey } from '@latchkey/core';
 import { configFromEnv } from '@latchkey/example-express-server/config';
 import { openStorage } from '@latchkey/example-express-server/storage';
+
+/** The proof the bench's sessions are issued with: an email passcode, long ago. */
+export const benchFactor: Factor = {
+  type: 'otp',
+  delivery_channel: 'email',
+  method: {
+    method_id: 'email_bench',
+    method_type: 'email',
+    email_id: 'email_bench',
+    email: 'bench@example.com',
+    last_verified_at: 0,
+  },
+};
 
 export interface HostSessionApp {
   latchkey: Latchkey;
@@ -29,22 +42,7 @@ export async function hostSessionApp(dataDir: string): Promise<HostSessionApp> {
   const { user_id } = await latchkey.users.create(app_id, {
     email: `bench.host.${randomBytes(4).toString('hex')}@example.com`,
   });
-  const issued = await latchkey.sessions.issue(
-    app_id,
-    user_id,
-    {
-      type: 'otp',
-      delivery_channel: 'email',
-      method: {
-        method_id: 'email_bench',
-        method_type: 'email',
-        email_id: 'email_bench',
-        email: 'bench@example.com',
-        last_verified_at: 0,
-      },
-    },
-    { session_expires_in: 120 },
-  );
+  const issued = await latchkey.sessions.issue(app_id, user_id, benchFactor, { session_expires_in: 120 });
   // jwt mode with its set of revoked sessions live, as a serving host has it (issue 34).
   const revocations = await latchkey.sessions.watchRevocations();
   return {

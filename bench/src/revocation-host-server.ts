@@ -5,6 +5,7 @@ import { configFromEnv } from '@latchkey/example-express-server/config';
 import { openStorage } from '@latchkey/example-express-server/storage';
 import { requireSession } from '@latchkey/express';
 import express from 'express';
+import { benchFactor } from './host-session-app.js';
 
 /**
  * One of the two host processes of the revocation row (revocation-latency.ts): Latchkey on the
@@ -33,17 +34,6 @@ if (!appId || !userId) {
   ).user_id;
 }
 const state = await latchkey.sessions.watchRevocations();
-const factor = {
-  type: 'otp',
-  delivery_channel: 'email',
-  method: {
-    method_id: 'email_bench',
-    method_type: 'email',
-    email_id: 'email_bench',
-    email: 'bench@example.com',
-    last_verified_at: 0,
-  },
-} as const;
 
 const app = express();
 app.disable('x-powered-by');
@@ -52,7 +42,7 @@ app.get('/jwt/me', requireSession(latchkey, { app_id: appId, mode: 'jwt' }), (re
   res.json({ user_id: req.auth?.user_id });
 });
 app.post('/issue', async (_req, res) => {
-  const issued = await latchkey.sessions.issue(appId, userId, factor, { session_expires_in: 3600 });
+  const issued = await latchkey.sessions.issue(appId, userId, benchFactor, { session_expires_in: 3600 });
   res.json({ session_id: issued.session!.id, session_jwt: issued.session_jwt });
 });
 app.post('/revoke', async (req, res) => {
