@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ErrorType } from './errors.js';
+import type { ErrorTable } from './errors.js';
 import type { EventHooks } from './events/hooks.js';
 import type { HttpApp } from './http/env.js';
 import type { Kernel } from './kernel.js';
@@ -44,8 +44,12 @@ export interface Capability<
   readonly needs: Needs;
   /** The Storage repos it owns (their records, SQL and migrations live in each storage adapter). */
   readonly storage: readonly NoInfer<keyof Storage | (keyof Repos & string)>[];
-  /** The error types its code raises (all of them in the one catalogue, errors.ts). */
-  readonly errors: readonly ErrorType[];
+  /**
+   * The error types it alone raises, with their status and message: its folder's errors.ts.
+   * `npm run regenerate` copies core's into the one catalogue (errors.ts), so a capability outside
+   * core raises the catalogue's types and declares none.
+   */
+  readonly errors?: ErrorTable;
   // Methods, not function properties, so that each capability is an AnyCapability.
   service(context: CapabilityContext<Needs, Repos>): Service;
   /** Mounts its routes, each declaring its policy (http/route-policy.ts). */
@@ -60,7 +64,7 @@ export interface AnyCapability {
   readonly name: string;
   readonly needs: readonly AnyCapability[];
   readonly storage: readonly string[];
-  readonly errors: readonly ErrorType[];
+  readonly errors?: ErrorTable;
   service(context: never): unknown;
   routes?(app: HttpApp, service: never): void;
 }

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { memoryStorage } from '@latchkey/memory';
 import { describe, expect, it } from 'vitest';
+import { genericErrors } from '../src/errors.js';
 import { createLatchkey, defaultCapabilities, defineCapability, errorCatalogue } from '../src/index.js';
 import { TEST_SECRET } from './helpers.js';
 
@@ -9,17 +10,51 @@ import { TEST_SECRET } from './helpers.js';
 const src = join(import.meta.dirname, '../src');
 const folderOf = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-/** Every catalogue error type named in a folder's sources. */
-function namedErrors(folder: string): string[] {
-  const files = readdirSync(join(src, folder), { recursive: true, encoding: 'utf8' }).filter((f) =>
-    f.endsWith('.ts'),
-  );
-  const named = new Set<string>();
-  for (const file of files) {
-    for (const [, literal] of readFileSync(join(src, folder, file), 'utf8').matchAll(/'([a-z_]+)'/g))
-      if (literal && Object.hasOwn(errorCatalogue, literal)) named.add(literal);
+/** Every .ts file under src/, relative to it. */
+const sources = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+
+/**
+ * Where each catalogue error type is named in core's sources: the folder (or top-level file) of
+ * each file naming it, the catalogue's own files aside (errors.ts, capability-errors.ts, each
+ * folder's errors.ts).
+ */
+function namers(): Map<string, Set<string>> {
+  const named = new Map<string, Set<string>>();
+  for (const file of sources) {
+    if (/(^|\/)(errors|capability-errors)\.ts$/.test(file)) continue;
+    const node = file.includes(sep) ? file.slice(0, file.indexOf(sep)) : file;
+    for (const [, literal] of readFileSync(join(src, file), 'utf8').matchAll(/'([a-z_]+)'/g))
+      if (literal && Object.hasOwn(errorCatalogue, literal)) {
+        if (!named.has(literal)) named.set(literal, new Set());
+        named.get(literal)?.add(node);
+      }
   }
-  return [...named].sort();
+  return named;
+}
+
+const folders = new Set(defaultCapabilities.map((c) => folderOf(c.name)));
+
+/**
+ * Generic types only one capability names, kept in errors.ts all the same: the storage adapter's
+ * missing method (any capability may meet it), and the policy refusal whose rule the error body
+ * itself carries (`policy_rule`, LatchkeyError's `policyRule`).
+ */
+const genericByDesign = ['storage_feature_missing', 'policy_violation'];
+
+/** What is wrong with where the error types live, given who names each. */
+function misplaced(named: Map<string, Set<string>>): string[] {
+  const wrong: string[] = [];
+  for (const c of defaultCapabilities)
+    for (const type of Object.keys(c.errors ?? {})) {
+      const others = [...(named.get(type) ?? [])].filter((n) => n !== folderOf(c.name));
+      if (others.length > 0) wrong.push(`${type} (${c.name}'s) is also raised by ${others.join(', ')}`);
+    }
+  for (const type of Object.keys(genericErrors)) {
+    const by = [...(named.get(type) ?? [])];
+    if (by.length === 1 && folders.has(by[0] ?? '') && !genericByDesign.includes(type))
+      wrong.push(`${type} (errors.ts) is raised by ${by[0]} alone: move it to ${by[0]}/errors.ts`);
+  }
+  return wrong;
 }
 
 describe('the built-in capabilities', () => {
@@ -28,13 +63,41 @@ describe('the built-in capabilities', () => {
       expect(readdirSync(join(src, folderOf(c.name))), c.name).toContain('capability.ts');
   });
 
-  it("list every error type their folder's code names", () => {
+  it("declare as their errors the table of their folder's errors.ts, which imports nothing", async () => {
     for (const c of defaultCapabilities) {
-      const missing = namedErrors(folderOf(c.name)).filter(
-        (e) => !(c.errors as readonly string[]).includes(e),
-      );
-      expect(missing, `${c.name}/capability.ts errors`).toEqual([]);
+      const file = join(src, folderOf(c.name), 'errors.ts');
+      if (!existsSync(file)) {
+        expect(c.errors, `${c.name} has no errors.ts`).toBeUndefined();
+        continue;
+      }
+      const exported = Object.values(await import(file));
+      expect(exported, `${c.name}/errors.ts exports one table`).toHaveLength(1);
+      expect(c.errors, `${c.name}'s errors`).toBe(exported[0]);
+      expect(readFileSync(file, 'utf8'), `${c.name}/errors.ts`).not.toMatch(/^\s*(import|export .* from)\b/m);
     }
+  });
+
+  it("raise only errors.ts's generic types and their own", () => {
+    const named = namers();
+    for (const c of defaultCapabilities) {
+      const allowed = { ...genericErrors, ...c.errors };
+      const foreign = [...named]
+        .filter(([type, by]) => by.has(folderOf(c.name)) && !Object.hasOwn(allowed, type))
+        .map(([type]) => type);
+      expect(foreign, `${c.name} raises another capability's error types`).toEqual([]);
+    }
+  });
+
+  it('own the types no other part of core raises, and leave the rest in errors.ts', () => {
+    const named = namers();
+    expect(misplaced(named)).toEqual([]);
+    // The check sees each kind of mistake.
+    const moved = new Map(named).set('otp_code_invalid', new Set(['otps', 'totps']));
+    expect(misplaced(moved)).toEqual(["otp_code_invalid (otps's) is also raised by totps"]);
+    const single = new Map(named).set('duplicate_wallet', new Set(['wallets']));
+    expect(misplaced(single)).toEqual([
+      'duplicate_wallet (errors.ts) is raised by wallets alone: move it to wallets/errors.ts',
+    ]);
   });
 
   it("own every Storage repo between them, rateLimits aside (the kernel's limiter)", () => {
@@ -52,7 +115,6 @@ describe('the built-in capabilities', () => {
       name: 'first',
       needs: [],
       storage: [],
-      errors: [],
       service: () => {
         built.push('first');
         return { n: 1 };
@@ -62,7 +124,6 @@ describe('the built-in capabilities', () => {
       name: 'second',
       needs: [first],
       storage: [],
-      errors: [],
       service: ({ services }) => {
         built.push('second');
         return { n: services.first.n + 1 };

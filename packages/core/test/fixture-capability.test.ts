@@ -141,7 +141,6 @@ describe('a list that cannot be built', () => {
       name: 'fetch',
       needs: [],
       storage: [],
-      errors: [],
       service: () => ({}),
     });
     expect(() =>

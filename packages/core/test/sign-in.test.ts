@@ -1,7 +1,7 @@
 import { memoryStorage } from '@latchkey/memory';
 import { Wallet } from 'ethers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLatchkey, type Factor, type Storage } from '../src/index.js';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { createLatchkey, FACTOR_TYPES, type Factor, type FactorType, type Storage } from '../src/index.js';
 import { factorSchema } from '../src/shared/factor.js';
 import { capturingSender, manualClock, TEST_SECRET, type TestApp, testApp } from './helpers.js';
 import { storageBackends } from './storage-backends.js';
@@ -348,5 +348,13 @@ describe('the Factor schema', () => {
     expect(Object.keys(schemas.PhoneNumberFactorMethod?.properties ?? {}).sort()).toEqual(
       ['last_verified_at', 'method_id', 'method_type', 'phone_number', 'phone_number_id'].sort(),
     );
+  });
+
+  it('has every type of factor in FACTOR_TYPES, the kinds step-up may ask for', () => {
+    // A new member's type must be added there too (sessions/step-up.ts), or a step-up that names
+    // it is refused as an invalid field.
+    const types = new Set(factorSchema.options.map((member) => member.shape.type.value));
+    expect([...FACTOR_TYPES].sort()).toEqual([...types].sort());
+    expectTypeOf<FactorType>().toEqualTypeOf<Factor['type']>();
   });
 });

@@ -7,7 +7,6 @@ export const appsCapability = defineCapability({
   name: 'apps',
   needs: [],
   storage: ['apps'],
-  errors: ['app_not_found', 'invalid_field', 'unknown_field'],
   service: ({ kernel }) => appService(kernel),
   routes: registerAppRoutes,
 });

@@ -1,4 +1,5 @@
 import { defineCapability } from '../capability.js';
+import { eventsErrors } from './errors.js';
 import { registerEventRoutes } from './routes.js';
 import { eventService } from './service.js';
 
@@ -7,7 +8,7 @@ export const eventsCapability = defineCapability({
   name: 'events',
   needs: [],
   storage: ['events'],
-  errors: ['event_not_found', 'webhook_endpoint_not_found'],
+  errors: eventsErrors,
   service: ({ kernel, hooks }) => eventService(kernel, hooks),
   routes: registerEventRoutes,
 });

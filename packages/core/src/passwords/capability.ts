@@ -7,7 +7,6 @@ export const passwordsCapability = defineCapability({
   name: 'passwords',
   needs: [],
   storage: [],
-  errors: ['internal_error', 'invalid_field', 'user_not_found'],
   service: ({ kernel }) => passwordService(kernel),
   routes: registerPasswordRoutes,
 });

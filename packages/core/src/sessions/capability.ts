@@ -10,16 +10,6 @@ export const sessionsCapability = defineCapability({
   name: 'sessions',
   needs: [],
   storage: ['sessions', 'signingKeys'],
-  errors: [
-    'invalid_field',
-    'invalid_session_jwt',
-    'missing_field',
-    'secret_key_required',
-    'session_not_found',
-    'step_up_required',
-    'storage_feature_missing',
-    'user_not_found',
-  ],
   service: ({ kernel, options, hooks }) => {
     const revoked = revokedSessions({
       channel: options.revocationChannel ?? kernel.storage.sessionRevocations,

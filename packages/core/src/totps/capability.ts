@@ -1,5 +1,6 @@
 import { defineCapability } from '../capability.js';
 import { sessionsCapability } from '../sessions/capability.js';
+import { totpsErrors } from './errors.js';
 import { registerTotpRoutes } from './routes.js';
 import { totpService } from './service.js';
 
@@ -8,18 +9,7 @@ export const totpsCapability = defineCapability({
   name: 'totps',
   needs: [sessionsCapability],
   storage: ['totps'],
-  errors: [
-    'recovery_code_invalid',
-    'recovery_code_locked',
-    'recovery_code_used',
-    'totp_already_active',
-    'totp_code_invalid',
-    'totp_code_used',
-    'totp_expired',
-    'totp_locked',
-    'totp_not_found',
-    'user_not_found',
-  ],
+  errors: totpsErrors,
   service: ({ kernel, services }) => totpService(kernel, services.sessions),
   routes: registerTotpRoutes,
 });

@@ -1,5 +1,6 @@
 import { defineCapability } from '../capability.js';
 import { sessionsCapability } from '../sessions/capability.js';
+import { walletAuthErrors } from './errors.js';
 import { registerWalletAuthRoutes } from './routes.js';
 import { walletAuthService } from './service.js';
 
@@ -8,19 +9,7 @@ export const walletAuthCapability = defineCapability({
   name: 'walletAuth',
   needs: [sessionsCapability],
   storage: ['walletChallenges'],
-  errors: [
-    'duplicate_wallet',
-    'internal_error',
-    'invalid_field',
-    'invalid_signature',
-    'invalid_wallet_address',
-    'user_not_found',
-    'wallet_address_mismatch',
-    'wallet_belongs_to_another_user',
-    'wallet_challenge_expired',
-    'wallet_challenge_not_found',
-    'wallet_challenge_used',
-  ],
+  errors: walletAuthErrors,
   service: ({ kernel, services }) => walletAuthService(kernel, services.sessions),
   routes: registerWalletAuthRoutes,
 });

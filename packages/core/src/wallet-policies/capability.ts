@@ -1,4 +1,5 @@
 import { defineCapability } from '../capability.js';
+import { walletPoliciesErrors } from './errors.js';
 import { registerWalletPolicyRoutes } from './routes.js';
 import { walletPolicyService } from './service.js';
 
@@ -7,13 +8,7 @@ export const walletPoliciesCapability = defineCapability({
   name: 'walletPolicies',
   needs: [],
   storage: ['walletPolicies', 'walletSpends', 'walletSignatures'],
-  errors: [
-    'internal_error',
-    'policy_limit_reached',
-    'policy_not_found',
-    'policy_violation',
-    'wallet_not_found',
-  ],
+  errors: walletPoliciesErrors,
   service: ({ kernel }) => walletPolicyService(kernel),
   routes: registerWalletPolicyRoutes,
 });

@@ -1,5 +1,6 @@
 import { defineCapability } from '../capability.js';
 import { walletsCapability } from '../wallets/capability.js';
+import { walletTransactionsErrors } from './errors.js';
 import { registerWalletTransactionRoutes } from './routes.js';
 import { walletTransactionService } from './service.js';
 
@@ -8,24 +9,7 @@ export const walletTransactionsCapability = defineCapability({
   name: 'walletTransactions',
   needs: [walletsCapability],
   storage: ['walletTransactions'],
-  errors: [
-    'chain_invalid_response',
-    'chain_not_configured',
-    'chain_timeout',
-    'chain_unavailable',
-    'insufficient_funds',
-    'internal_error',
-    'invalid_field',
-    'nonce_conflict',
-    'policy_violation',
-    'transaction_not_found',
-    'transaction_not_replaceable',
-    'transaction_rejected',
-    'transaction_reverted',
-    'wallet_not_found',
-    'wallet_read_only',
-    'wallet_type_mismatch',
-  ],
+  errors: walletTransactionsErrors,
   service: ({ kernel, options, services }) =>
     walletTransactionService(kernel, {
       chains: options.chains,

@@ -1,6 +1,7 @@
 import { defineCapability } from '../capability.js';
 import { VERSION } from '../version.js';
 import { webhookDelivery } from './delivery.js';
+import { webhooksErrors } from './errors.js';
 import { registerWebhookRoutes } from './routes.js';
 import { webhookService } from './service.js';
 import { webhookTransport } from './transport.js';
@@ -13,12 +14,7 @@ export const webhooksCapability = defineCapability({
   name: 'webhooks',
   needs: [],
   storage: ['webhooks'],
-  errors: [
-    'invalid_webhook_url',
-    'storage_unavailable',
-    'webhook_endpoint_not_found',
-    'webhook_url_not_allowed',
-  ],
+  errors: webhooksErrors,
   service: ({ kernel, options }) => {
     const { allowPrivateTargets, fetch, lookup, timeoutMs, maxInFlightPerApp, maxInFlightPerEndpoint } =
       options.webhooks;
