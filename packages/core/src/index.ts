@@ -188,6 +188,7 @@ export type { TotpService } from './totps/service.js';
 export type {
   ContactRecord,
   ContactRepo,
+  FoundOrCreated,
   UserName,
   UserRecord,
   UserRepo,

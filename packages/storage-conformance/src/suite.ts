@@ -2,6 +2,7 @@ import type { Storage } from '@latchkey/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
 import { authRepoCases } from './suite-auth.js';
+import { findOrCreateCases } from './suite-find-or-create.js';
 import { passwordRepoCases } from './suite-passwords.js';
 import { revocationRecordCases } from './suite-revocations.js';
 import { stateTableCases } from './suite-states.js';
@@ -216,6 +217,7 @@ export function runStorageConformance(target: ConformanceTarget): void {
       });
     }
 
+    findOrCreateCases(() => s, target.parallelism);
     authRepoCases(() => s);
     revocationRecordCases(() => s);
     walletRepoCases(() => s);

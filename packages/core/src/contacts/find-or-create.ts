@@ -1,6 +1,6 @@
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import type { ContactRecord, UserRecord } from '../users/repo.js';
+import type { ContactRecord, FoundOrCreated, UserRecord } from '../users/repo.js';
 import { type Channel, contactRepo } from './channels.js';
 
 /**
@@ -17,7 +17,9 @@ export async function findOrCreateByContact(
   options: { pending: boolean; absent?: boolean },
 ): Promise<{ contact: ContactRecord; user_created: boolean }> {
   const repo = contactRepo(k.storage, channel);
-  const existing = options.absent ? null : await repo.findByAddress(appId, address);
+  // A repo that finds or creates in one step reads the address itself: no lookup first.
+  const oneStep = repo.findOrCreateWithUser?.bind(repo);
+  const existing = options.absent || oneStep ? null : await repo.findByAddress(appId, address);
   if (existing) return { contact: existing, user_created: false };
   const now = k.now();
   const user: UserRecord = {
@@ -36,18 +38,32 @@ export async function findOrCreateByContact(
     verified_at: null,
     created_at: now,
   };
-  const created = await k.storage
-    .transaction(async (tx) => {
-      await tx.users.insert(user);
-      if ((await contactRepo(tx, channel).insert(contact)).inserted) return true;
-      throw new LatchkeyError(channel.duplicate); // a concurrent call created it: undo our user
-    })
-    .catch((err) => {
-      if (err instanceof LatchkeyError && err.errorType === channel.duplicate) return false;
-      throw err;
-    });
-  if (created) return { contact, user_created: true };
+  const found = oneStep ? await oneStep(user, contact) : await inTransaction(k, channel, user, contact);
+  if (found.user_created) return { contact, user_created: true };
+  if (found.contact) return { contact: found.contact, user_created: false };
+  // Lost to a concurrent creator that this call could not see yet: its contact, now committed.
   const winner = await repo.findByAddress(appId, address);
   if (!winner) throw new LatchkeyError(channel.notFound);
   return { contact: winner, user_created: false };
+}
+
+/** The portable path: the user and the contact in one transaction, undone when the address is taken. */
+async function inTransaction(
+  k: Kernel,
+  channel: Channel,
+  user: UserRecord,
+  contact: ContactRecord,
+): Promise<FoundOrCreated> {
+  return k.storage
+    .transaction(async (tx) => {
+      await tx.users.insert(user);
+      if ((await contactRepo(tx, channel).insert(contact)).inserted) return { contact, user_created: true };
+      throw new LatchkeyError(channel.duplicate); // a concurrent call created it: undo our user
+    })
+    .catch((err) => {
+      if (err instanceof LatchkeyError && err.errorType === channel.duplicate) {
+        return { contact: null, user_created: false };
+      }
+      throw err;
+    });
 }

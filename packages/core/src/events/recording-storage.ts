@@ -40,6 +40,8 @@ export function recordingStorage(
       const wrapped: Record<string, AnyMethod> = { ...repo };
       for (const [method, rule] of Object.entries(repoRules)) {
         const together = rule.together && repo[rule.together.method];
+        // An optional method this storage lacks stays absent, so callers can see it is.
+        if (!repo[method] && !together) continue;
         wrapped[method] = async (...args) => {
           if (rule.when && !rule.when(...args)) return repo[method]?.(...args);
           if (together) {

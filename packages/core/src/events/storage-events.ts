@@ -1,7 +1,7 @@
 import type { Storage } from '../ports/storage.js';
 import type { SessionRecord } from '../sessions/repo.js';
 import type { EventType } from '../shared/event-types.js';
-import type { ContactRecord, UserRecord } from '../users/repo.js';
+import type { ContactRecord, FoundOrCreated, UserRecord } from '../users/repo.js';
 import type { WalletSignatureRecord } from '../wallet-policies/repo.js';
 import type { WalletTransactionRecord } from '../wallet-transactions/repo.js';
 import type { WalletRecord } from '../wallets/repo.js';
@@ -32,7 +32,9 @@ interface WriteRule<M extends Method> {
 
 export type WriteRules = {
   [R in keyof Repos]?: {
-    [K in keyof Repos[R]]?: Repos[R][K] extends Method ? WriteRule<Repos[R][K]> : never;
+    [K in keyof Repos[R]]?: NonNullable<Repos[R][K]> extends Method
+      ? WriteRule<NonNullable<Repos[R][K]>>
+      : never;
   };
 };
 
@@ -47,7 +49,15 @@ const contactRules = (noun: 'email' | 'phone_number', idField: 'email_id' | 'pho
     [idField]: c.id,
     [noun === 'email' ? 'email' : 'phone_number']: c.address,
   });
+  const added = (c: ContactRecord) => one(c.app_id, `${noun}.added`, data(c));
+  const created = (u: UserRecord, c: ContactRecord) => [...userCreated(u), ...added(c)];
   return {
+    // A sign-in to a new address: the user's and the contact's events, as users.insert and
+    // insert would write them, in one statement where the repo can.
+    findOrCreateWithUser: {
+      events: (r: FoundOrCreated, u: UserRecord, c: ContactRecord) => (r.user_created ? created(u, c) : none),
+      together: { method: 'findOrCreateWithUserAndEvents', expected: created },
+    },
     insert: {
       events: (r: { inserted: boolean }, c: ContactRecord) =>
         r.inserted ? one(c.app_id, `${noun}.added`, data(c)) : none,

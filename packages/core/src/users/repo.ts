@@ -63,6 +63,12 @@ export interface ContactRecord {
   created_at: number;
 }
 
+/** What `ContactRepo.findOrCreateWithUser` answers. */
+export interface FoundOrCreated {
+  contact: ContactRecord | null;
+  user_created: boolean;
+}
+
 /** Emails and phone numbers share one shape; each has its own store and its own uniqueness. */
 export interface ContactRepo {
   /**
@@ -72,6 +78,19 @@ export interface ContactRepo {
   insert(contact: ContactRecord): Promise<{ inserted: boolean }>;
   /** Optional: `insert` and, only when it inserted, the events it implies, in one atomic step. */
   insertWithEvents?(contact: ContactRecord, events: EventRecord[]): Promise<{ inserted: boolean }>;
+  /**
+   * Optional: the contact with `contact.address`, else `contact` and its `user` inserted
+   * together (`user_created: true`), atomically: of concurrent calls for one new address exactly
+   * one creates, and a call that loses creates no user. `contact: null` when it lost to a creator
+   * its read could not yet see: the caller reads the address again.
+   */
+  findOrCreateWithUser?(user: UserRecord, contact: ContactRecord): Promise<FoundOrCreated>;
+  /** Optional: `findOrCreateWithUser` and, only when it created, the events it implies, in one atomic step. */
+  findOrCreateWithUserAndEvents?(
+    user: UserRecord,
+    contact: ContactRecord,
+    events: EventRecord[],
+  ): Promise<FoundOrCreated>;
   get(appId: string, id: string): Promise<ContactRecord | null>;
   findByAddress(appId: string, address: string): Promise<ContactRecord | null>;
   listByUser(appId: string, userId: string): Promise<ContactRecord[]>;

@@ -1,7 +1,7 @@
-import type { ContactRecord, ContactRepo } from '@latchkey/core';
-import type { Selectable } from 'kysely';
+import type { ContactRecord, ContactRepo, EventRecord, FoundOrCreated, UserRecord } from '@latchkey/core';
+import { type Selectable, sql } from 'kysely';
 import type { ContactsTable, LatchkeyDb } from '../database.js';
-import { toNullableSeconds, toSeconds } from './columns.js';
+import { toJson, toNullableSeconds, toSeconds } from './columns.js';
 import { writeWithEvents } from './event-repo.js';
 
 export const toContactRecord = (row: Selectable<ContactsTable>): ContactRecord => ({
@@ -12,6 +12,58 @@ export const toContactRecord = (row: Selectable<ContactsTable>): ContactRecord =
   verified_at: toNullableSeconds(row.verified_at),
   created_at: toSeconds(row.created_at),
 });
+
+/**
+ * ContactRepo.findOrCreateWithUser(AndEvents) in ONE statement of data-modifying CTEs, instead of
+ * a lookup, then begin, two inserts and commit. `existing` is the address's contact; `contact`
+ * inserts ours only when there is none, and does nothing when a concurrent creator holds the
+ * address (the unique (app_id, address) decides, waiting for that creator to end); `new_user`
+ * inserts the user only from the contact row actually inserted, so a lost race leaves no user.
+ * The contact's foreign key to its user is checked at the end of the statement, when both rows
+ * are in. A creator that committed after this statement's snapshot was taken is in neither
+ * `existing` nor `contact`: then no row comes back and the caller reads again.
+ */
+async function findOrCreateWithUser(
+  db: LatchkeyDb,
+  table: 'emails' | 'phone_numbers',
+  user: UserRecord,
+  contact: ContactRecord,
+  events: EventRecord[],
+): Promise<FoundOrCreated> {
+  const existing = db
+    .selectFrom(table)
+    .selectAll()
+    .where('app_id', '=', contact.app_id)
+    .where('address', '=', contact.address);
+  const inserted = db
+    .insertInto(table)
+    .columns(['id', 'app_id', 'user_id', 'address', 'verified_at', 'created_at'])
+    .expression(
+      sql`select ${contact.id}::text, ${contact.app_id}::text, ${contact.user_id}::text, ${contact.address}::text, ${contact.verified_at}::bigint, ${contact.created_at}::bigint where not exists (select 1 from existing)`,
+    )
+    .onConflict((oc) => oc.columns(['app_id', 'address']).doNothing())
+    .returningAll();
+  const newUser = db
+    .insertInto('users')
+    .columns(['id', 'app_id', 'name', 'status', 'created_at', 'updated_at'])
+    .expression(
+      sql`select ${user.id}::text, ${user.app_id}::text, ${user.name === null ? null : toJson(user.name)}::jsonb, ${user.status}::text, ${user.created_at}::bigint, ${user.updated_at}::bigint from contact`,
+    );
+  const before = sql`existing as (${existing}), contact as (${inserted}), new_user as (${newUser})`;
+  const written = db
+    .selectFrom(
+      sql<
+        Selectable<ContactsTable> & { created: boolean }
+      >`(select contact.*, true as created from contact union all select existing.*, false as created from existing)`.as(
+        'found',
+      ),
+    )
+    .selectAll();
+  const [row] = await writeWithEvents(db, written, events, sql<boolean>`written.created`, before);
+  if (!row) return { contact: null, user_created: false };
+  const { created, ...columns } = row;
+  return { contact: toContactRecord(columns), user_created: created };
+}
 
 /** One repository per contact table: `emails` or `phone_numbers`. */
 export function kyselyContactRepo(db: LatchkeyDb, table: 'emails' | 'phone_numbers'): ContactRepo {
@@ -38,6 +90,11 @@ export function kyselyContactRepo(db: LatchkeyDb, table: 'emails' | 'phone_numbe
     async insertWithEvents(contact, events) {
       return { inserted: (await writeWithEvents(db, insertContact(contact), events)).length > 0 };
     },
+
+    findOrCreateWithUser: (user, contact) => findOrCreateWithUser(db, table, user, contact, []),
+
+    findOrCreateWithUserAndEvents: (user, contact, events) =>
+      findOrCreateWithUser(db, table, user, contact, events),
 
     async get(appId, id) {
       const row = await db

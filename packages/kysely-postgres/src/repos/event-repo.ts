@@ -79,14 +79,18 @@ function owed(db: LatchkeyDb, event: EventRecord, due: number, endpointId?: stri
  * inserts and commit. Every table is named through the builder, so the storage's schema applies.
  * Returns `write`'s rows. `which`: a condition on `written` (the write's rows) and `v` (an event's
  * row) naming the events to write, when `events` are alternatives; by default all of them.
+ * `before`: CTEs (`name as (…), …`) that `write` reads, for writes no single statement makes.
  */
 export async function writeWithEvents<Row>(
   db: LatchkeyDb,
   write: Compilable<Row> & OperationNodeSource,
   events: EventRecord[],
   which: RawBuilder<boolean> = sql<boolean>`true`,
+  before?: RawBuilder<unknown>,
 ): Promise<Row[]> {
-  if (events.length === 0) return (await sql<Row>`${write}`.execute(db)).rows;
+  if (events.length === 0) {
+    return (await (before ? sql<Row>`with ${before} ${write}` : sql<Row>`${write}`).execute(db)).rows;
+  }
   const values = sql.join(
     events.map(
       (e) =>
@@ -118,7 +122,8 @@ export async function writeWithEvents<Row>(
         .where('e.status', '=', 'enabled')
         .where(sql<boolean>`e.event_types @> jsonb_build_array(ne.type)`),
     );
-  const statement = sql<Row>`with written as (${write}), new_events as (${newEvents}), new_deliveries as (${newDeliveries}) select * from written`;
+  const lead = before ? sql`with ${before},` : sql`with`;
+  const statement = sql<Row>`${lead} written as (${write}), new_events as (${newEvents}), new_deliveries as (${newDeliveries}) select * from written`;
   return (await statement.execute(db)).rows;
 }
 

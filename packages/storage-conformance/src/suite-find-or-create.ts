@@ -1,0 +1,110 @@
+import type { ContactRepo, EventRecord, Storage, UserRecord } from '@latchkey/core';
+import { describe, expect, it } from 'vitest';
+import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
+
+/**
+ * ContactRepo.findOrCreateWithUser(AndEvents), for storages that have them (the others keep the
+ * core's lookup-then-transaction path, which the service tests cover).
+ */
+export function findOrCreateCases(storage: () => Storage, parallelism = 20): void {
+  for (const name of ['emails', 'phoneNumbers'] as const) {
+    describe(`${name}: find or create with the user`, () => {
+      const newApp = async () => {
+        const app = makeApp();
+        await storage().apps.insert(app);
+        return app;
+      };
+      /** A new user and a contact of it at `address`, not stored. */
+      const candidate = (appId: string, address = `${uid('foc')}@example.com`) => {
+        const user = makeUser(appId, { name: null, status: 'pending' });
+        return { user, contact: makeContact(appId, user.id, { address }) };
+      };
+      const repo = (): Required<
+        Pick<ContactRepo, 'findOrCreateWithUser' | 'findOrCreateWithUserAndEvents'>
+      > | null => {
+        const r = storage()[name];
+        return r.findOrCreateWithUser && r.findOrCreateWithUserAndEvents
+          ? {
+              findOrCreateWithUser: r.findOrCreateWithUser.bind(r),
+              findOrCreateWithUserAndEvents: r.findOrCreateWithUserAndEvents.bind(r),
+            }
+          : null;
+      };
+      const event = (user: UserRecord, type: EventRecord['type']): EventRecord => ({
+        id: uid('evt'),
+        app_id: user.app_id,
+        type,
+        data: { user_id: user.id },
+        created_at: NOW,
+      });
+
+      it('creates the user and the contact for a new address, and finds them after', async () => {
+        const r = repo();
+        if (!r) return;
+        const s = storage();
+        const app = await newApp();
+        const first = candidate(app.id);
+        expect(await r.findOrCreateWithUser(first.user, first.contact)).toEqual({
+          contact: first.contact,
+          user_created: true,
+        });
+        expect(await s.users.get(app.id, first.user.id)).toEqual(first.user);
+        expect(await s[name].findByAddress(app.id, first.contact.address)).toEqual(first.contact);
+
+        const again = candidate(app.id, first.contact.address);
+        expect(await r.findOrCreateWithUser(again.user, again.contact)).toEqual({
+          contact: first.contact,
+          user_created: false,
+        });
+        expect(await s.users.get(app.id, again.user.id)).toBeNull();
+        expect(await s[name].get(app.id, again.contact.id)).toBeNull();
+
+        // Another App's address is its own.
+        const other = await newApp();
+        const elsewhere = candidate(other.id, first.contact.address);
+        expect((await r.findOrCreateWithUser(elsewhere.user, elsewhere.contact)).user_created).toBe(true);
+      });
+
+      it('writes the events only when it creates', async () => {
+        const r = repo();
+        if (!r) return;
+        const s = storage();
+        const app = await newApp();
+        const first = candidate(app.id);
+        const written = [event(first.user, 'user.created'), event(first.user, 'email.added')];
+        expect((await r.findOrCreateWithUserAndEvents(first.user, first.contact, written)).user_created).toBe(
+          true,
+        );
+        for (const e of written) expect(await s.events.get(app.id, e.id)).toEqual(e);
+
+        const again = candidate(app.id, first.contact.address);
+        const unwritten = [event(again.user, 'user.created'), event(again.user, 'email.added')];
+        expect(await r.findOrCreateWithUserAndEvents(again.user, again.contact, unwritten)).toEqual({
+          contact: first.contact,
+          user_created: false,
+        });
+        for (const e of unwritten) expect(await s.events.get(app.id, e.id)).toBeNull();
+      });
+
+      it('lets exactly one of concurrent calls for one new address create, leaving no other user', async () => {
+        const r = repo();
+        if (!r) return;
+        const s = storage();
+        const app = await newApp();
+        const address = `${uid('race')}@example.com`;
+        const calls = Array.from({ length: Math.max(parallelism, 2) }, () => candidate(app.id, address));
+        const results = await Promise.all(calls.map((c) => r.findOrCreateWithUser(c.user, c.contact)));
+
+        const winners = calls.filter((_, i) => results[i]!.user_created);
+        expect(winners).toHaveLength(1);
+        const winner = winners[0]!;
+        // A loser answers the winner's contact, or null when it could not see it yet.
+        for (const res of results) expect([winner.contact, null]).toContainEqual(res.contact);
+        expect(await s[name].findByAddress(app.id, address)).toEqual(winner.contact);
+        for (const c of calls) {
+          expect(await s.users.get(app.id, c.user.id)).toEqual(c === winner ? c.user : null);
+        }
+      });
+    });
+  }
+}
