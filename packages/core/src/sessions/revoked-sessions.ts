@@ -15,7 +15,7 @@ export type RevocationState = 'off' | 'idle' | 'starting' | 'live' | 'lost';
 /** The longest a session JWT can live (`sessions.jwt_lifetime_seconds` tops out at 3600). */
 export const MAX_JWT_LIFETIME_SECONDS = 3600;
 /** Kept past a JWT's longest life: clocks of the signing and checking processes may differ. */
-const SKEW_SECONDS = 60;
+export const SKEW_SECONDS = 60;
 /** How far back a revocation can matter: the record need keep no older one. */
 export const RETENTION_SECONDS = MAX_JWT_LIFETIME_SECONDS + SKEW_SECONDS;
 /** Caught up again after a reconnect from this long before the channel broke. */
@@ -142,12 +142,16 @@ export function revokedSessions({ channel, revokedSince, now, logger }: Deps) {
 
   return {
     /**
-     * Starts listening on first use; a no-op once started, or with nothing to listen to. Resolves
-     * when the first attempt ends (live, or lost and retrying).
+     * Starts listening on first use; a no-op once started, or with nothing to listen to. Called
+     * on every jwt-mode check, so it allocates nothing after the first.
      */
-    start(): Promise<void> {
+    start(): void {
       if (state === 'idle') started = start();
-      return started ?? Promise.resolve();
+    },
+    /** Starts listening; resolves when the first attempt ends (live, or lost and retrying). */
+    async watch(): Promise<void> {
+      if (state === 'idle') started = start();
+      await started;
     },
     /** True when `has` is the whole answer; false: read the session from storage. */
     trusted(): boolean {

@@ -12,7 +12,7 @@ import { protectedHeaderKid } from './jose.js';
 import { type SessionClaims, signSessionJwt, verifySessionClaims } from './jwt.js';
 import { jwtReuse } from './jwt-reuse.js';
 import type { SessionRecord } from './repo.js';
-import type { RevokedSessions } from './revoked-sessions.js';
+import { type RevokedSessions, SKEW_SECONDS } from './revoked-sessions.js';
 import {
   type ListedSession,
   type ListSessionsInput,
@@ -24,9 +24,6 @@ import {
 import type { SigningKeys } from './signing-keys.js';
 import { asksStepUp, requireStepUp, type StepUpRequirement } from './step-up.js';
 import { verifiedJwts } from './verified-jwts.js';
-
-/** A revocation is kept this long past the App's JWT lifetime: the processes' clocks may differ. */
-const REVOCATION_SKEW_SECONDS = 60;
 
 /** The session fields of every proof-of-identity request. */
 export interface SessionFields {
@@ -227,7 +224,7 @@ export function sessionService(
     if (jwt !== undefined) {
       const claims = await verifyJwt(appId, jwt);
       if (mode === 'jwt') {
-        void revoked.start();
+        revoked.start();
         if (revoked.trusted()) {
           if (revoked.has(claims.sid)) throw new LatchkeyError('session_not_found');
           return checkFromClaims(appId, claims);
@@ -387,7 +384,7 @@ export function sessionService(
     checkKnownJwt(appId: string | undefined, jwt: string): SessionCheck | undefined {
       const known = verified.get(appId, jwt, k.now());
       if (known === undefined) return undefined;
-      void revoked.start();
+      revoked.start();
       // A revoked session, or a set that may be missing one, goes the long way.
       if (!revoked.trusted() || revoked.has(known.claims.sid)) return undefined;
       return checkFromClaims(known.appId, known.claims);
@@ -539,7 +536,7 @@ export function sessionService(
     async revocations(appId: string, input: { since?: number | undefined }) {
       const app = await k.app(appId);
       const now = k.now();
-      const floor = now - app.settings.sessions.jwt_lifetime_seconds - REVOCATION_SKEW_SECONDS;
+      const floor = now - app.settings.sessions.jwt_lifetime_seconds - SKEW_SECONDS;
       const since = Math.max(input.since ?? floor, floor);
       const read = k.storage.sessions.revokedSince;
       if (read === undefined)
@@ -562,7 +559,7 @@ export function sessionService(
      * attempt ends. A host may await it before it starts serving.
      */
     async watchRevocations() {
-      await revoked.start();
+      await revoked.watch();
       return revoked.state();
     },
     /** Stops listening for revocations (`latchkey.close()` calls it). */
