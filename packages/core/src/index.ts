@@ -117,6 +117,15 @@ export type {
   PasswordRepo,
   PasswordSource,
 } from './password-auth/repo.js';
+export type {
+  OAuthFlowRecord,
+  OAuthFlowResult,
+  OAuthLinkRecord,
+  OAuthLinkUpdate,
+  OAuthRepo,
+  OAuthTaken,
+  OAuthTakeFailure,
+} from './oauth/repo.js';
 export type { PasswordAuthService } from './password-auth/service.js';
 export type { PasswordEstimate } from './passwords/estimator.js';
 export type { StrengthCheckRequest, StrengthCheckResponse } from './passwords/schema.js';

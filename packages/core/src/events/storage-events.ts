@@ -1,3 +1,4 @@
+import type { OAuthLinkRecord } from '../oauth/repo.js';
 import type { Storage } from '../ports/storage.js';
 import type { SessionRecord } from '../sessions/repo.js';
 import type { EventType } from '../shared/event-types.js';
@@ -105,6 +106,13 @@ const consumeFailure = (appId: string, methodId: string, reason: string) =>
     reason,
   });
 
+const linkData = (l: OAuthLinkRecord) => ({
+  user_id: l.user_id,
+  link_id: l.id,
+  provider_id: l.provider_id,
+  issuer: l.issuer,
+});
+
 const userCreated = (u: UserRecord) => one(u.app_id, 'user.created', { user_id: u.id, status: u.status });
 
 const walletCreated = (w: WalletRecord) =>
@@ -202,6 +210,14 @@ export const writeRules: WriteRules = {
     replace: {
       events: (p, _appId, _userId, _hash, _now, reason) =>
         p ? one(p.app_id, 'password.changed', { user_id: p.user_id, reason }) : none,
+    },
+  },
+  oauth: {
+    insertLink: {
+      events: (r) => (r.inserted ? one(r.link.app_id, 'user.oauth_linked', linkData(r.link)) : none),
+    },
+    deleteLink: {
+      events: (l) => (l ? one(l.app_id, 'user.oauth_unlinked', linkData(l)) : none),
     },
   },
   totps: {

@@ -4,6 +4,8 @@
  */
 export const EVENT_TYPES = [
   'user.created',
+  'user.oauth_linked',
+  'user.oauth_unlinked',
   'email.added',
   'email.verified',
   'email.removed',
