@@ -2,9 +2,9 @@ import { importPKCS8, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { LatchkeyError } from '../errors.js';
 import type { KeyVault } from '../ports/key-vault.js';
-import { isPublicHost } from '../webhooks/url-policy.js';
+import { isPublicHost } from '../shared/public-host.js';
 import { openProviderSecret } from './provider-secrets.js';
-import type { OAuthProviderSettings, OAuthProviderType } from './provider-settings.js';
+import type { OAuthProviderSettings, OAuthProviderType } from './schema.js';
 
 /** Who the provider says signed in: its issuer and stable subject name the identity. */
 export interface ProviderIdentity {
