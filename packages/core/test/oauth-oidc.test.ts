@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectErrorShape } from './helpers.js';
 import {
   CALLBACK_URL,
@@ -253,7 +253,18 @@ describe.each(storageBackends())('OAuth with oidc-provider on $name', (backend) 
     expect(newUser.oauth_links[0]).toMatchObject({ email: gina.email, email_verified: true });
   });
 
-  it('does one token exchange per callback and fetches the JWKS once per key rotation', async () => {
+  /** Signs in `count` new accounts of `op` and returns the JWKS fetches they made. */
+  async function signInsFetching(app: OAuthApp, count: number) {
+    const before = op.jwksFetches();
+    for (let i = 0; i < count; i += 1) {
+      const someone = fresh('jwks');
+      op.accounts[someone.id] = { email: someone.email, email_verified: true };
+      await signInAndAuthenticate(app, 'local', op, someone.id);
+    }
+    return op.jwksFetches() - before;
+  }
+
+  it('does one token exchange per callback and fetches the JWKS once across sign-ins', async () => {
     const app = await h.app({ local: oidc(op) });
     const jwksBefore = op.jwksFetches();
     for (let i = 0; i < 3; i += 1) {
@@ -263,19 +274,45 @@ describe.each(storageBackends())('OAuth with oidc-provider on $name', (backend) 
       await signInAndAuthenticate(app, 'local', op, hal.id);
       expect(op.tokenRequests()).toBe(tokenBefore + 1);
     }
-    // Earlier tests on this provider may have filled the cache already: at most one fetch.
-    const afterFirst = op.jwksFetches();
-    expect(afterFirst - jwksBefore).toBeLessThanOrEqual(1);
-    expect(afterFirst).toBeGreaterThanOrEqual(1);
+    // Earlier tests on this provider may have filled the cache already: at most one fetch, and
+    // the signature was checked against a JWKS fetched at some point.
+    expect(op.jwksFetches() - jwksBefore).toBeLessThanOrEqual(1);
+    expect(op.jwksFetches()).toBeGreaterThanOrEqual(1);
+    // Another App with the same provider shares the issuer's cached keys.
+    expect(await signInsFetching(await h.app({ local: oidc(op) }), 2)).toBe(0);
+  });
 
-    // A new key signs the next ID tokens: its kid is not cached, so one fetch, then cached again.
-    op.rotateKeys();
-    for (let i = 0; i < 3; i += 1) {
-      const ida = fresh('ida');
-      op.accounts[ida.id] = { email: ida.email, email_verified: true };
-      await signInAndAuthenticate(app, 'local', op, ida.id);
+  it('a key rotation costs one JWKS fetch, and every sign-in after it succeeds', async () => {
+    const app = await h.app({ local: oidc(op) });
+    await signInsFetching(app, 1);
+    // oauth4webapi refetches a JWKS for an unknown kid once its copy is a minute old: the
+    // provider rotates a minute after Latchkey last fetched its keys.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 61_000);
+      op.rotateKeys();
+      expect(await signInsFetching(app, 3)).toBe(1);
+    } finally {
+      vi.useRealTimers();
     }
-    expect(op.jwksFetches()).toBe(afterFirst + 1);
+  });
+
+  it('a key rotation within a minute of the last fetch fails one sign-in at most, then one fetch', async () => {
+    const app = await h.app({ local: oidc(op) });
+    await signInsFetching(app, 1);
+    op.rotateKeys();
+    const before = { jwks: op.jwksFetches(), counts: await app.counts() };
+    const someone = fresh('rotated');
+    op.accounts[someone.id] = { email: someone.email, email_verified: true };
+    const first = await app.signIn('local', asAccount(op, someone.id));
+    if (first.location!.searchParams.has('error')) {
+      // oauth4webapi does not refetch a JWKS younger than a minute; the service then forgets the
+      // issuer's metadata so the next sign-in fetches the keys again.
+      expectFailedRedirect(first);
+      expect(await app.counts()).toEqual(before.counts);
+    } else tokenOf(first);
+    expect(await signInsFetching(app, 3)).toBeLessThanOrEqual(1);
+    expect(op.jwksFetches()).toBe(before.jwks + 1);
   });
 
   it('a provider error comes back to the login redirect URL with its error, and nothing is created', async () => {

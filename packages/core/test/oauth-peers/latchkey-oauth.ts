@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import {
+  type AppSettingsInput,
   createLatchkey,
   type EventRecord,
   type Latchkey,
@@ -37,10 +38,13 @@ export function shiftedClock() {
   };
 }
 
-/** The App settings of an OAuth test: its redirect allow-lists, rate limits out of the way. */
-export const appSettings = (providers: Record<string, unknown>) => ({
+/**
+ * The App settings of an OAuth test: its redirect allow-lists, rate limits out of the way. The
+ * providers are written as JSON would send them (the settings write is what checks them).
+ */
+export const appSettings = (providers: Record<string, unknown>): AppSettingsInput => ({
   redirect_urls: { login: [LOGIN_URL], signup: [SIGNUP_URL] },
-  oauth: { providers },
+  oauth: { providers: providers as NonNullable<AppSettingsInput['oauth']>['providers'] },
   rate_limits: {
     public_routes: {
       verify: { limit: 100_000, window_seconds: 60 },
