@@ -206,6 +206,29 @@ export function oauthRepoCases(storage: () => Storage, parallelism = 1): void {
       });
     });
 
+    it('undoes a spend and a finish with the transaction that made them', async () => {
+      const { s, app, user } = await setup();
+      const flow = makeOAuthFlow(app.id);
+      await s.oauth.insertFlow(flow);
+      const done = result(user.id);
+      const boom = new Error('callback failed after the spend');
+      await expect(
+        s.transaction(async (tx) => {
+          expect(await tx.oauth.takeState(flow.state_hash, NOW)).toMatchObject({ ok: true });
+          await tx.oauth.finishFlow(app.id, flow.id, done);
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      expect(await s.oauth.takeToken(app.id, done.token_hash, NOW)).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+      expect(await s.oauth.takeState(flow.state_hash, NOW + 1)).toEqual({
+        ok: true,
+        flow: { ...flow, state_used_at: NOW + 1 },
+      });
+    });
+
     it(`lets exactly one of ${racers} concurrent takes of a token through`, async () => {
       const { s, app, done } = await finished();
       const taken = await Promise.all(
@@ -317,6 +340,24 @@ export function oauthRepoCases(storage: () => Storage, parallelism = 1): void {
       expect(await s.oauth.listLinks(app.id, user.id)).toEqual([]);
       const relinked = makeOAuthLink(app.id, user.id, { subject: link.subject });
       expect(await s.oauth.insertLink(relinked)).toEqual({ inserted: true, link: relinked });
+    });
+
+    it('undoes a link, an update and an unlink with the transaction that made them', async () => {
+      const { s, app, user } = await setup();
+      const kept = makeOAuthLink(app.id, user.id);
+      await s.oauth.insertLink(kept);
+      const added = makeOAuthLink(app.id, user.id);
+      const boom = new Error('rolled back');
+      await expect(
+        s.transaction(async (tx) => {
+          await tx.oauth.insertLink(added);
+          await tx.oauth.updateLink(app.id, kept.id, { email: 'new@example.com', updated_at: NOW + 1 });
+          await tx.oauth.deleteLink(app.id, kept.id);
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      expect(await s.oauth.listLinks(app.id, user.id)).toEqual([kept]);
+      expect(await s.oauth.findLink(app.id, added.issuer, added.subject)).toBeNull();
     });
 
     it('of 10 concurrent inserts of one identity, exactly one is inserted and all answer its link', async () => {
