@@ -76,6 +76,8 @@ export async function readProviderIdentity(
       expectedNonce: flow.nonce,
       requireIdToken: true,
     });
+    // oauth4webapi leaves the ID token's signature to the caller (TLS may vouch for it): checked here.
+    await oauth.validateApplicationLevelSignature(checkedBy, response, o.requestOptions());
     const claims = oauth.getValidatedIdTokenClaims(tokens);
     if (!claims) throw new TypeError('requireIdToken leaves no response without claims.');
     let email = typeof claims.email === 'string' ? claims.email : undefined;
