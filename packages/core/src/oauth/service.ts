@@ -170,7 +170,10 @@ export function oauthService(k: Kernel, sessions: SessionService, options: OAuth
         const { identity, tokens } = await readProviderIdentity(runtime, params, state, flow, {
           redirectUri: callbackUrl(),
           requestOptions: runtimes.requestOptions,
-          onKeyFailure: () => runtimes.forget(runtime.as.issuer),
+          refreshed: () => {
+            runtimes.forget(provider);
+            return runtimes.runtime(flow.app_id, flow.provider_id, provider, now);
+          },
         });
         const owner = await resolveIdentity(k, flow.app_id, flow.provider_id, identity, {
           linkUserId: flow.link_user_id,
