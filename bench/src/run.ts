@@ -8,6 +8,7 @@ import { startChild } from './child.js';
 import { PRIMITIVE_OF, signingPrimitiveRates } from './ed25519-rate.js';
 import { frameworkHostRates } from './framework-host-rates.js';
 import { type Measurement, measureInRounds, type Target } from './measure.js';
+import { OAUTH_AUTHENTICATE_ROW, oauthTargets } from './oauth-targets.js';
 import { passwordHashingRates } from './password-hashing-rates.js';
 import { passwordSignInRates } from './password-sign-in-rates.js';
 import { peerSignInTargets } from './peer-sign-in-targets.js';
@@ -44,7 +45,12 @@ interface ServerInfo {
 }
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'latchkey-bench-'));
-const server = await startChild<ServerInfo>('./serve.ts', [], { LATCHKEY_DATA_DIR: dataDir, PORT: '0' });
+const server = await startChild<ServerInfo>('./serve.ts', [], {
+  LATCHKEY_DATA_DIR: dataDir,
+  PORT: '0',
+  // The oauth rows sign in through a provider on a loopback port, over http.
+  LATCHKEY_OAUTH_ALLOW_INSECURE_ISSUERS: '1',
+});
 const bareExpress = await startChild<{ url: string }>('./bare-servers.ts', ['express']);
 const bareNode = await startChild<{ url: string }>('./bare-servers.ts', ['node']);
 // A host app with Latchkey embedded, its own routes behind requireSession (same storage kind).
@@ -59,6 +65,8 @@ const peer = databaseUrl
   ? await startChild<{ url: string }>('./better-auth-server.ts', [], { BENCH_BA_SCHEMA: peerSchema })
   : undefined;
 
+/** The OpenID Connect provider the oauth rows signed in through, when they ran. */
+let closeOAuthProvider: (() => Promise<void>) | undefined;
 try {
   const { url, secret_key, public_token } = server.info;
   const call = async (method: string, route: string, body?: unknown, key = secret_key) => {
@@ -144,6 +152,16 @@ try {
     Number(process.env.BENCH_SIGN_INS ?? 500),
   );
 
+  // Sign-ins through an OpenID Connect provider: prepared only when the row is asked for.
+  const oauth =
+    !process.env.BENCH_ONLY || new RegExp(process.env.BENCH_ONLY, 'i').test(OAUTH_AUTHENTICATE_ROW)
+      ? await oauthTargets(
+          { url, publicToken: public_token, call },
+          Number(process.env.BENCH_OAUTH_SIGN_INS ?? 500),
+        )
+      : undefined;
+  closeOAuthProvider = oauth?.close;
+
   const targets: Target[] = [
     { name: 'bare node:http', url: `${bareNode.info.url}/bare` },
     { name: 'bare Express', url: `${bareExpress.info.url}/bare` },
@@ -194,6 +212,7 @@ try {
     ...signingCeilingTargets(`${bareExpress.info.url}/ceiling`),
     ...walletAuth,
     ...signIns,
+    ...(oauth?.targets ?? []),
     ...peerSignIns,
   ];
 
@@ -314,7 +333,14 @@ try {
   await writeFile(new URL('../results/latest.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
   console.log('Written to bench/results/latest.json');
 } finally {
-  await Promise.all([server.stop(), bareExpress.stop(), bareNode.stop(), host.stop(), peer?.stop()]);
+  await Promise.all([
+    server.stop(),
+    bareExpress.stop(),
+    bareNode.stop(),
+    host.stop(),
+    peer?.stop(),
+    closeOAuthProvider?.(),
+  ]);
   if (peer && databaseUrl) await dropSchema(databaseUrl, peerSchema);
   await rm(dataDir, { recursive: true, force: true });
 }
