@@ -2,6 +2,7 @@ import { appsCapability } from './apps/capability.js';
 import { balancesCapability } from './balances/capability.js';
 import { eventsCapability } from './events/capability.js';
 import { magicLinksCapability } from './magic-links/capability.js';
+import { oauthCapability } from './oauth/capability.js';
 import { otpsCapability } from './otps/capability.js';
 import { passwordAuthCapability } from './password-auth/capability.js';
 import { passwordsCapability } from './passwords/capability.js';
@@ -35,6 +36,7 @@ export const defaultCapabilities = [
   walletAuthCapability,
   passwordsCapability,
   passwordAuthCapability,
+  oauthCapability,
   eventsCapability,
   webhooksCapability,
 ] as const;

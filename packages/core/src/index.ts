@@ -85,6 +85,18 @@ export type {
   MagicLinkRepo,
 } from './magic-links/repo.js';
 export type { MagicLinkService } from './magic-links/service.js';
+export type { OAuthProviderSettings } from './oauth/provider-settings.js';
+export type { ProviderTokens } from './oauth/provider-tokens.js';
+export type {
+  OAuthFlowRecord,
+  OAuthFlowResult,
+  OAuthLinkRecord,
+  OAuthLinkUpdate,
+  OAuthRepo,
+  OAuthTakeFailure,
+  OAuthTaken,
+} from './oauth/repo.js';
+export type { OAuthService } from './oauth/service.js';
 export type { LatchkeyOptions } from './options.js';
 export type { OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
 export type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './otps/schema.js';
@@ -117,15 +129,6 @@ export type {
   PasswordRepo,
   PasswordSource,
 } from './password-auth/repo.js';
-export type {
-  OAuthFlowRecord,
-  OAuthFlowResult,
-  OAuthLinkRecord,
-  OAuthLinkUpdate,
-  OAuthRepo,
-  OAuthTaken,
-  OAuthTakeFailure,
-} from './oauth/repo.js';
 export type { PasswordAuthService } from './password-auth/service.js';
 export type { PasswordEstimate } from './passwords/estimator.js';
 export type { StrengthCheckRequest, StrengthCheckResponse } from './passwords/schema.js';

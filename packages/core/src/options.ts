@@ -67,6 +67,26 @@ export const latchkeyOptionsSchema = z.object({
   chains: chainsOptionsSchema,
   /** The `iss` of session JWTs. */
   jwtIssuer: z.string().min(1).max(200).optional(),
+  /** Sign-in through OAuth and OpenID Connect providers (docs/oauth.md). */
+  oauth: z
+    .object({
+      /**
+       * The absolute URL at which providers reach `/v1/auth/oauth/callback`: the one redirect URI
+       * to register with every provider. Without it, OAuth sign-in answers 501.
+       */
+      callbackUrl: z.url({ protocol: /^https?$/ }).optional(),
+      /**
+       * Accept `http` issuers and endpoints on loopback or private addresses (a provider in a test,
+       * or on a developer's machine). The operator's decision, never an App's: off, every issuer
+       * and endpoint must be `https`.
+       */
+      allowInsecureIssuers: z.boolean().default(false),
+      /** How Latchkey calls providers (discovery, token exchange, UserInfo); the global fetch when absent. */
+      fetch: z.custom<typeof fetch>((v) => typeof v === 'function').optional(),
+      /** A provider call without an answer after this many milliseconds fails the sign-in (502). */
+      timeoutMs: z.int().min(100).max(60_000).default(10_000),
+    })
+    .prefault({}),
   webhooks: z
     .object({
       /**

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { smsNumberTypes } from '../messages/sms-policy.js';
+import { oauthSettingsSchema } from '../oauth/provider-settings.js';
 import { routeLimitSettings } from '../rate-limits/route-rules.js';
 import { originSchema } from '../shared/origin.js';
 
@@ -180,6 +181,8 @@ export const appSettingsSchema = z.object({
       ...routeLimitSettings,
     })
     .prefault({}),
+  /** Sign-in providers (docs/oauth.md); client secrets and keys are sealed when written. */
+  oauth: oauthSettingsSchema,
   cors: z
     .object({
       /** Browser origins (`https://app.example.com`) that may call the public-token routes. */

@@ -3,11 +3,14 @@ import { newSecret } from '../crypto/ids.js';
 import { LatchkeyError } from '../errors.js';
 import { validationError } from '../http/validation-hook.js';
 import { APP_CACHE_SECONDS, type Kernel } from '../kernel.js';
+import { refuseSealedInput, sealProviderSecrets } from '../oauth/provider-secrets.js';
+import { withoutSealedSecrets } from '../oauth/provider-settings.js';
 import { expiringReads } from '../shared/expiring-reads.js';
 import { refuseRemovedSettings } from './removed-settings.js';
 import type { ApiKeyKind, AppRecord } from './repo.js';
 import {
   type AppKeys,
+  type AppSettings,
   type AppSettingsInput,
   type AppView,
   appSettingsSchema,
@@ -21,7 +24,7 @@ import { parseSettingsForWrite } from './settings-write.js';
 export const appView = (app: AppRecord): AppView => ({
   app_id: app.id,
   name: app.name,
-  settings: app.settings,
+  settings: withoutSealedSecrets(app.settings),
   created_at: app.created_at,
   updated_at: app.updated_at,
 });
@@ -58,7 +61,23 @@ export function appService(k: Kernel) {
     return app;
   }
 
-  async function storeSettings(appId: string, settings: AppRecord['settings']): Promise<AppRecord> {
+  /** Seals the secrets written in plain text, keeping those left out from `previous`. */
+  const sealSecrets = async (
+    appId: string,
+    settings: AppSettings,
+    previous?: AppSettings,
+  ): Promise<AppSettings> => {
+    const providers = await sealProviderSecrets(
+      k.vault,
+      appId,
+      settings.oauth.providers,
+      previous?.oauth.providers,
+    );
+    return { ...settings, oauth: { ...settings.oauth, providers } };
+  };
+
+  async function storeSettings(appId: string, next: AppSettings, previous: AppSettings): Promise<AppRecord> {
+    const settings = await sealSecrets(appId, next, previous);
     const app = await k.storage.apps.update(appId, { settings, updated_at: k.now() });
     // Other processes see the change once their App cache expires (APP_CACHE_SECONDS).
     k.forgetApp(appId);
@@ -70,13 +89,16 @@ export function appService(k: Kernel) {
     /** Creates an App and returns its keys: the only time they are readable. */
     async create(input: CreateAppInput): Promise<AppKeys & { app: AppRecord }> {
       // The settings first, by the rules for writing them, so a bad one is named before any work.
-      const settings = parseSettingsForWrite(settingsOf(input), ['settings']);
+      refuseSealedInput(settingsOf(input));
+      const parsed = parseSettingsForWrite(settingsOf(input), ['settings']);
       const { name } = parseInput(createAppInputSchema, input);
       const secret_key = newSecret('sk_', k.random);
       const public_token = newSecret('pk_', k.random);
       const now = k.now();
+      const id = k.id('app');
+      const settings = await sealSecrets(id, parsed);
       const app: AppRecord = {
-        id: k.id('app'),
+        id,
         name,
         secret_key_hash: hashKey(secret_key),
         public_token_hash: hashKey(public_token),
@@ -95,8 +117,11 @@ export function appService(k: Kernel) {
     list: () => k.storage.apps.list(),
 
     /** Replaces the App's settings with these (defaults fill what is left out). */
-    updateSettings: async (appId: string, settings: AppSettingsInput): Promise<AppRecord> =>
-      storeSettings(appId, parseSettingsForWrite(settings)),
+    async updateSettings(appId: string, settings: AppSettingsInput): Promise<AppRecord> {
+      refuseSealedInput(settings);
+      const parsed = parseSettingsForWrite(settings);
+      return storeSettings(appId, parsed, (await get(appId)).settings);
+    },
 
     /**
      * Applies a JSON merge patch to the App's settings: only the fields given change, `null`
@@ -110,9 +135,10 @@ export function appService(k: Kernel) {
       // (route rules) it is refused here, before the merge would take it as the prototype.
       assertKnownKeys(appSettingsSchema, patch);
       assertNoPrototypeKeys(patch);
+      refuseSealedInput(patch);
       const app = await get(appId);
       const merged = mergePatch(app.settings, patch);
-      return storeSettings(appId, parseSettingsForWrite(merged));
+      return storeSettings(appId, parseSettingsForWrite(merged), app.settings);
     },
 
     /**

@@ -1,5 +1,6 @@
 import { domainProblem } from '../shared/hostnames.js';
 import { hostAndPortProblem, webUrlProblem } from '../shared/web-url.js';
+import { isPublicHost } from '../webhooks/url-policy.js';
 import type { AppSettings } from './schema.js';
 import { SETTINGS_LIMITS as L } from './settings-limits.js';
 
@@ -44,6 +45,16 @@ function* problems(s: AppSettings): Generator<SettingsProblem> {
   yield* found(['wallet_auth', 'domain'], hostAndPortProblem(s.wallet_auth.domain));
   if (s.wallet_auth.uri !== undefined) yield* found(['wallet_auth', 'uri'], webUrlProblem(s.wallet_auth.uri));
 
+  for (const [id, provider] of Object.entries(s.oauth.providers)) {
+    const urls = [
+      ['issuer', provider.type === 'oidc' ? provider.issuer : undefined],
+      ['base_url', provider.type === 'github' ? provider.base_url : undefined],
+      ['api_url', provider.type === 'github' ? provider.api_url : undefined],
+    ] as const;
+    for (const [field, url] of urls)
+      if (url !== undefined) yield* found(['oauth', 'providers', id, field], providerUrlProblem(url));
+  }
+
   const routes = Object.keys(s.rate_limits.routes);
   yield* tooMany(['rate_limits', 'routes'], routes.length, L.routeRules);
   for (const route of routes)
@@ -52,6 +63,18 @@ function* problems(s: AppSettings): Generator<SettingsProblem> {
         path: ['rate_limits', 'routes', route],
         message: `a route has at most ${L.routeKeyChars} characters`,
       };
+}
+
+/**
+ * A provider is reached over https; plain http only on the host's own machine or network (a
+ * provider in a test), and even then only where the operator allows it (`oauth.allowInsecureIssuers`).
+ */
+function providerUrlProblem(raw: string): string | undefined {
+  const url = new URL(raw);
+  if (url.username || url.password || url.hash || url.search) return 'no credentials, query or fragment';
+  if (url.protocol === 'http:' && isPublicHost(url.hostname))
+    return 'https (plain http only on a loopback or private address)';
+  return undefined;
 }
 
 /** A default is where links lead when a request names none: one URL, never a `/*` pattern. */

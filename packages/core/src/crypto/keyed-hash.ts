@@ -21,7 +21,9 @@ export type HashPurpose =
   | 'magic_link'
   | 'password_reset'
   | 'recovery_code'
-  | 'nonce';
+  | 'nonce'
+  | 'oauth_state'
+  | 'oauth_token';
 
 export function keyedHasher(secret: string): KeyedHasher {
   const master = utf8(secret);

@@ -101,8 +101,8 @@ export function createHttpApp(
       }),
       checks: [
         checkUrlText,
-        apiKeyCheck(parts.apps, route.isOpen),
-        jsonBodyReader(options.maxBodyBytes),
+        apiKeyCheck(parts.apps, route.isOpen, (method, path) => route(method, path)?.tokenInQuery === true),
+        jsonBodyReader(options.maxBodyBytes, (method, path) => route(method, path)?.formBody === true),
         parts.routeLimit(route),
       ],
       trace: options.trace,

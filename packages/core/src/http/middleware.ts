@@ -42,11 +42,18 @@ export interface ApiKeys {
 }
 
 /** Resolves the App from `Authorization: Bearer <sk_…|pk_…>`; any valid key passes here. */
-export function apiKeyCheck(apps: ApiKeys, isOpenPath: (path: string) => boolean) {
+export function apiKeyCheck(
+  apps: ApiKeys,
+  isOpenPath: (path: string) => boolean,
+  tokenInQuery: (method: string, path: string) => boolean = () => false,
+) {
   const check = async (c: C): Promise<void> => {
-    const key = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+    const header = c.req.header('authorization');
+    const fromQuery = header === undefined && tokenInQuery(c.req.method, c.req.path);
+    const key = fromQuery ? c.req.query('public_token') : BEARER.exec(header ?? '')?.[1];
     const found = key ? await apps.authenticateKey(key) : null;
-    if (!found) throw new LatchkeyError('unauthorized');
+    // A URL is logged and kept in history: only the public token may travel in one.
+    if (!found || (fromQuery && found.kind !== 'public')) throw new LatchkeyError('unauthorized');
     c.set('app', found.app);
     c.set('keyKind', found.kind);
   };
@@ -74,6 +81,7 @@ export function checkUrlText(c: C): void {
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
 
 /**
  * An adapter's Request may carry its own reader of the body as capped UTF-8 text under this
@@ -87,17 +95,30 @@ type BodyTextReader = (maxBytes: number, tooLarge: () => Error) => Promise<strin
  * For requests with a body: JSON only, at most `maxBytes` (counted as the bytes arrive, not
  * trusted from Content-Length), parsed once. Hono's body cache then serves the validator.
  */
-export function jsonBodyReader(maxBytes: number) {
-  const read = async (c: C): Promise<void> => {
-    if (!JSON_TYPE.test(c.req.header('content-type') ?? ''))
-      throw new LatchkeyError('unsupported_media_type');
+export function jsonBodyReader(
+  maxBytes: number,
+  isFormRoute: (method: string, path: string) => boolean = () => false,
+) {
+  const readText = (c: C): Promise<string> => {
     const declared = Number(c.req.header('content-length') ?? 0);
     if (declared > maxBytes) throw new LatchkeyError('request_too_large', tooLarge(maxBytes));
     const raw = c.req.raw as Request & { [READ_BODY_TEXT]?: BodyTextReader };
     const overLimit = () => new LatchkeyError('request_too_large', tooLarge(maxBytes));
-    const text = raw[READ_BODY_TEXT]
-      ? await raw[READ_BODY_TEXT](maxBytes, overLimit)
-      : await readTextCapped(raw.body, maxBytes, overLimit);
+    return raw[READ_BODY_TEXT]
+      ? raw[READ_BODY_TEXT](maxBytes, overLimit)
+      : readTextCapped(raw.body, maxBytes, overLimit);
+  };
+  // A provider's form_post: a form, capped like JSON, left for the route to read as text.
+  const readForm = async (c: C): Promise<void> => {
+    if (!FORM_TYPE.test(c.req.header('content-type') ?? ''))
+      throw new LatchkeyError('unsupported_media_type');
+    (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(await readText(c));
+  };
+  const read = async (c: C): Promise<void> => {
+    if (isFormRoute(c.req.method, c.req.path)) return readForm(c);
+    if (!JSON_TYPE.test(c.req.header('content-type') ?? ''))
+      throw new LatchkeyError('unsupported_media_type');
+    const text = await readText(c);
     if (nestsDeeperThan(text, MAX_JSON_DEPTH))
       throw new LatchkeyError('invalid_json', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
     let parsed: unknown;

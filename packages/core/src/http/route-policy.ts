@@ -17,9 +17,19 @@ export type RouteClass = 'verify' | 'send' | 'compute' | 'other';
  * present, name a user and so need the secret key.
  */
 export type RoutePolicy =
-  | { key: 'open' }
+  /** `body: 'form'`: the body is a form (a provider's form_post), read as text, not JSON. */
+  | { key: 'open'; body?: 'form' }
   | { key: 'secret' }
-  | { key: 'public'; rate: RouteClass; namedUser?: readonly string[] };
+  | {
+      key: 'public';
+      rate: RouteClass;
+      namedUser?: readonly string[];
+      /**
+       * The public token may come as the `public_token` query parameter instead of the header:
+       * for a browser navigation (an OAuth start), which carries no header. Never the secret key.
+       */
+      tokenInQuery?: boolean;
+    };
 
 /** The OpenAPI extension the declaration travels in, so the route table reads it from the registry. */
 export const POLICY_EXTENSION = 'x-latchkey-policy';

@@ -8,6 +8,10 @@ export interface RouteInfo {
   publicToken: boolean;
   /** The default public-token limit the route declared; undefined for secret-key and open routes. */
   rate: RouteClass | undefined;
+  /** The route's body is a form (read capped, as text), not JSON. */
+  formBody: boolean;
+  /** The public token may come as the `public_token` query parameter. */
+  tokenInQuery: boolean;
 }
 
 /** A route served outside the OpenAPI registry (the document itself), with its policy. */
@@ -55,6 +59,8 @@ export function routeTable(app: HttpApp, undocumented: UndocumentedRoute[] = [])
       publicToken: policy.key === 'public',
       open: policy.key === 'open',
       rate: policy.key === 'public' ? policy.rate : undefined,
+      formBody: policy.key === 'open' && policy.body === 'form',
+      tokenInQuery: policy.key === 'public' && policy.tokenInQuery === true,
     }));
   };
   // Answers for paths that name a route without parameters, remembered: those are bounded by
@@ -67,7 +73,13 @@ export function routeTable(app: HttpApp, undocumented: UndocumentedRoute[] = [])
     table ??= build();
     const upper = method.toUpperCase();
     const found = table.find((r) => r.method === upper && r.pattern.test(path));
-    const info = found && { key: found.key, publicToken: found.publicToken, rate: found.rate };
+    const info = found && {
+      key: found.key,
+      publicToken: found.publicToken,
+      rate: found.rate,
+      formBody: found.formBody,
+      tokenInQuery: found.tokenInQuery,
+    };
     if (found && !found.key.includes('{')) literal.set(memoKey, info);
     return info;
   };

@@ -11,6 +11,7 @@ export const FACTOR_TYPES = [
   'recovery_code',
   'webauthn',
   'signature_challenge',
+  'oauth',
 ] as const satisfies ReadonlyArray<Factor['type']>;
 
 export type FactorType = (typeof FACTOR_TYPES)[number];

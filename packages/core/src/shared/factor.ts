@@ -60,6 +60,18 @@ const walletMethod = z
   })
   .openapi('WalletFactorMethod');
 
+const oauthMethod = z
+  .object({
+    method_id: z.string(),
+    method_type: z.literal('oauth'),
+    oauth_link_id: z.string(),
+    provider_id: z.string(),
+    provider_subject: z.string(),
+    email: z.string().nullable(),
+    last_verified_at: verifiedAt,
+  })
+  .openapi('OAuthFactorMethod');
+
 /*
  * A plain union, written in the document as a `oneOf` of the seven shapes: `type` alone does not
  * tell them apart (`otp` comes by sms or email), so the document carries no `discriminator`;
@@ -107,6 +119,9 @@ export const factorSchema = z
         method: walletMethod,
       })
       .openapi('WalletFactor'),
+    z
+      .object({ type: z.literal('oauth'), delivery_channel: z.literal('oauth'), method: oauthMethod })
+      .openapi('OAuthFactor'),
   ])
   .openapi('Factor', {}, { unionPreferredType: 'oneOf' });
 

@@ -31,6 +31,21 @@ const phoneNumberViewSchema = z.object({
   verified: z.boolean(),
 });
 
+/** A provider account linked to the user (oauth/): its issuer and subject name it. */
+export const oauthLinkViewSchema = z
+  .object({
+    link_id: z.string(),
+    provider_id: z.string(),
+    issuer: z.string(),
+    subject: z.string(),
+    email: z.string().nullable(),
+    email_verified: z.boolean(),
+    created_at: z.int(),
+  })
+  .openapi('OAuthLink');
+
+export type OAuthLinkView = z.infer<typeof oauthLinkViewSchema>;
+
 export const userSchema = z
   .object({
     user_id: z.string(),
@@ -52,6 +67,7 @@ export const userSchema = z
         is_default: z.boolean(),
       }),
     ),
+    oauth_links: z.array(oauthLinkViewSchema),
     created_at: z.int(),
     updated_at: z.int(),
   })

@@ -2,21 +2,36 @@ import { type Channel, contactRepo } from '../contacts/channels.js';
 import { normalizeEmail, normalizePhoneNumber } from '../contacts/contact-address.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
+import type { OAuthLinkRecord } from '../oauth/repo.js';
 import { webauthnCredentialView } from '../shared/credential-view.js';
 import type { ContactRecord, UserRecord, UserWithMethods } from './repo.js';
-import type { CreateUserRequest, CreateUserResponse, User } from './schema.js';
+import type { CreateUserRequest, CreateUserResponse, OAuthLinkView, User } from './schema.js';
+
+/** A linked provider account as the user's view lists it. */
+export const oauthLinkView = (l: OAuthLinkRecord): OAuthLinkView => ({
+  link_id: l.id,
+  provider_id: l.provider_id,
+  issuer: l.issuer,
+  subject: l.subject,
+  email: l.email,
+  email_verified: l.email_verified,
+  created_at: l.created_at,
+});
 
 export type UserService = ReturnType<typeof userService>;
 
 export function userService(k: Kernel) {
-  function view({
-    user,
-    emails,
-    phone_numbers: phones,
-    totp,
-    wallets,
-    webauthn_credentials: credentials,
-  }: UserWithMethods): User {
+  function view(
+    {
+      user,
+      emails,
+      phone_numbers: phones,
+      totp,
+      wallets,
+      webauthn_credentials: credentials,
+    }: UserWithMethods,
+    links: OAuthLinkRecord[] = [],
+  ): User {
     return {
       user_id: user.id,
       name: {
@@ -39,6 +54,7 @@ export function userService(k: Kernel) {
         public_address: w.public_address,
         is_default: w.is_default,
       })),
+      oauth_links: links.map(oauthLinkView),
       created_at: user.created_at,
       updated_at: user.updated_at,
     };
@@ -113,9 +129,12 @@ export function userService(k: Kernel) {
     },
 
     async get(appId: string, userId: string): Promise<User> {
-      const full = await k.storage.users.getWithMethods(appId, userId);
+      const [full, links] = await Promise.all([
+        k.storage.users.getWithMethods(appId, userId),
+        k.storage.oauth.listLinks(appId, userId),
+      ]);
       if (!full) throw new LatchkeyError('user_not_found');
-      return view(full);
+      return view(full, links);
     },
   };
 }

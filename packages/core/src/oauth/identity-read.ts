@@ -1,0 +1,93 @@
+import * as oauth from 'oauth4webapi';
+import { LatchkeyError } from '../errors.js';
+import type { ProviderIdentity, ProviderRuntime } from './providers.js';
+import type { OAuthFlowRecord } from './repo.js';
+
+interface ReadOptions {
+  redirectUri: string;
+  requestOptions: () => Record<string | symbol, unknown>;
+  /** Called when the ID token's key was not among the provider's: its cached metadata may be stale. */
+  onKeyFailure: () => void;
+}
+
+/** oauth4webapi's codes: which of its failures is the provider's answer (not the network). */
+const describe = (error: unknown): string => {
+  if (error instanceof oauth.ResponseBodyError) return `the provider answered ${error.error}`;
+  if (error instanceof oauth.AuthorizationResponseError) return `the provider answered ${error.error}`;
+  if (error instanceof oauth.OperationProcessingError) return error.message;
+  if (error instanceof Error && error.name === 'TimeoutError') return 'the provider did not answer in time';
+  return 'the provider could not be reached';
+};
+
+/** Apple sends `email_verified` as the string "true". */
+const isTrue = (value: unknown) => value === true || value === 'true';
+
+/**
+ * Exchanges the callback's code (once) and reads whose identity came back, every check made by
+ * oauth4webapi: the state and issuer of the answer, and for OpenID Connect the ID token's
+ * signature (by the provider's JWKS, never `none` or a key the provider did not publish), issuer,
+ * audience, `azp`, nonce, `iat` and `exp`. Scope claims the ID token leaves out come from UserInfo.
+ */
+export async function readProviderIdentity(
+  runtime: ProviderRuntime,
+  params: URLSearchParams,
+  state: string,
+  flow: Pick<OAuthFlowRecord, 'code_verifier' | 'nonce'>,
+  o: ReadOptions,
+): Promise<{ identity: ProviderIdentity; tokens: oauth.TokenEndpointResponse }> {
+  const { as, client, auth } = runtime;
+  try {
+    const answer = oauth.validateAuthResponse(as, client, params, state);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      auth,
+      answer,
+      o.redirectUri,
+      flow.code_verifier,
+      // GitHub answers JSON only when asked to.
+      { ...o.requestOptions(), headers: new Headers({ accept: 'application/json' }) },
+    );
+    if (!runtime.oidc) {
+      const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+      if (!runtime.readIdentity) throw new TypeError('An OAuth 2.0 provider needs its identity reader.');
+      return { identity: await runtime.readIdentity(tokens.access_token), tokens };
+    }
+    if (flow.nonce === null) throw new TypeError('An OpenID Connect sign-in is started with a nonce.');
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
+      expectedNonce: flow.nonce,
+      requireIdToken: true,
+    });
+    const claims = oauth.getValidatedIdTokenClaims(tokens);
+    if (!claims) throw new TypeError('requireIdToken leaves no response without claims.');
+    let email = typeof claims.email === 'string' ? claims.email : undefined;
+    let verified = isTrue(claims.email_verified);
+    if (email === undefined && runtime.scopes.includes('email') && as.userinfo_endpoint) {
+      const info = await oauth.processUserInfoResponse(
+        as,
+        client,
+        claims.sub,
+        await oauth.userInfoRequest(as, client, tokens.access_token, o.requestOptions()),
+      );
+      if (typeof info.email === 'string') {
+        email = info.email;
+        verified = isTrue(info.email_verified);
+      }
+    }
+    return {
+      identity: { issuer: claims.iss, subject: claims.sub, email: email ?? null, email_verified: verified },
+      tokens,
+    };
+  } catch (error) {
+    if (error instanceof LatchkeyError) throw error;
+    if (error instanceof oauth.OperationProcessingError && error.code === oauth.KEY_SELECTION)
+      o.onKeyFailure();
+    throw new LatchkeyError(
+      'oauth_provider_error',
+      `The provider's answer was refused: ${describe(error)}.`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
