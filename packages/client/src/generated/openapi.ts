@@ -30,7 +30,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -39,7 +39,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -121,7 +121,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -130,7 +130,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -220,7 +220,7 @@ export interface paths {
                         "application/json": components["schemas"]["MagicLinkAuthenticateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -229,7 +229,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -238,7 +238,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -323,7 +323,7 @@ export interface paths {
                         "application/json": components["schemas"]["MagicLinkLoginOrCreateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -332,7 +332,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -377,8 +377,374 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
                 502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oauth/{provider_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start signing in with a provider: a browser navigation, answered by a redirect to the provider */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The browser's own PKCE challenge (S256): `oauth/authenticate` then needs its `code_verifier`. */
+                    code_challenge?: string;
+                    code_challenge_method?: "S256";
+                    login_redirect_url?: string;
+                    /** @description The App's public token, here because a browser navigation carries no Authorization header (never the secret key). */
+                    public_token?: string;
+                    session_jwt?: string;
+                    /** @description A signed-in user's session: the provider account is linked to that user. */
+                    session_token?: string;
+                    signup_redirect_url?: string;
+                };
+                header?: never;
+                path: {
+                    provider_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description To the provider's sign-in page */
+                302: {
+                    headers: {
+                        /** @description Where the browser goes next. */
+                        location: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `storage_feature_missing`, `oauth_not_configured` */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oauth/authenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with the callback's single-use token; optionally create or extend a session */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OAuthAuthenticateRequest"];
+                };
+            };
+            responses: {
+                /** @description The user and the session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthAuthenticateResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The provider's answer (the one redirect URI to register with every provider) */
+        get: {
+            parameters: {
+                query?: {
+                    code?: string;
+                    error?: string;
+                    error_description?: string;
+                    state?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description To the App's redirect URL, with `token` and `token_type=oauth`, or `error` and `error_description` */
+                302: {
+                    headers: {
+                        /** @description Where the browser goes next. */
+                        location: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** The provider's answer as a form post (Apple's response_mode=form_post) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description To the App's redirect URL, with `token` and `token_type=oauth`, or `error` and `error_description` */
+                302: {
+                    headers: {
+                        /** @description Where the browser goes next. */
+                        location: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -426,7 +792,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -435,7 +801,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -453,7 +819,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -462,7 +828,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -507,7 +873,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -556,7 +922,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -565,7 +931,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -583,7 +949,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -592,7 +958,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -637,7 +1003,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -686,7 +1052,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -695,7 +1061,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -713,7 +1079,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -722,7 +1088,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -767,7 +1133,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -816,7 +1182,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -825,7 +1191,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -843,7 +1209,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -852,7 +1218,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -897,7 +1263,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -946,7 +1312,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -955,7 +1321,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -964,7 +1330,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1049,7 +1415,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordSignedInResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1058,7 +1424,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1143,7 +1509,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordSignedInResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1152,7 +1518,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1170,7 +1536,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1215,7 +1581,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -1264,7 +1630,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordSignedInResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1273,7 +1639,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1282,7 +1648,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1367,7 +1733,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordResetStartResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1376,7 +1742,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1421,7 +1787,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -1470,7 +1836,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordSignedInResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1479,7 +1845,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1564,7 +1930,7 @@ export interface paths {
                         "application/json": components["schemas"]["MigratePasswordResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1573,7 +1939,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1658,7 +2024,7 @@ export interface paths {
                         "application/json": components["schemas"]["AuthenticateSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1667,7 +2033,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1752,7 +2118,7 @@ export interface paths {
                         "application/json": components["schemas"]["StrengthCheckResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1761,7 +2127,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1779,7 +2145,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1864,7 +2230,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListSessionsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1873,7 +2239,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1891,7 +2257,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1960,7 +2326,7 @@ export interface paths {
                         "application/json": components["schemas"]["AuthenticateSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1969,7 +2335,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2048,7 +2414,7 @@ export interface paths {
                         "application/json": components["schemas"]["JWKS"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2057,7 +2423,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2122,7 +2488,7 @@ export interface paths {
                         "application/json": components["schemas"]["JWKS"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2131,7 +2497,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2140,7 +2506,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2206,7 +2572,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionRevocations"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2215,7 +2581,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2242,7 +2608,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `storage_feature_missing` */
+                /** @description Error: `storage_feature_missing`, `oauth_not_configured` */
                 501: {
                     headers: {
                         [name: string]: unknown;
@@ -2293,7 +2659,7 @@ export interface paths {
                         "application/json": components["schemas"]["RevokeSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2302,7 +2668,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2396,7 +2762,7 @@ export interface paths {
                         "application/json": components["schemas"]["RevokeAllSessionsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2405,7 +2771,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2423,7 +2789,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2508,7 +2874,7 @@ export interface paths {
                         "application/json": components["schemas"]["TotpSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2517,7 +2883,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2535,7 +2901,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2620,7 +2986,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateTotpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2629,7 +2995,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2647,7 +3013,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2656,7 +3022,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2741,7 +3107,7 @@ export interface paths {
                         "application/json": components["schemas"]["TotpSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2750,7 +3116,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2768,7 +3134,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2853,7 +3219,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyTotpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2862,7 +3228,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2880,7 +3246,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2889,7 +3255,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2974,7 +3340,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateUserResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2983,7 +3349,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3001,7 +3367,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3082,7 +3448,7 @@ export interface paths {
                         "application/json": components["schemas"]["User"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3091,7 +3457,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3109,7 +3475,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3177,7 +3543,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3186,7 +3552,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3204,8 +3570,109 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/users/oauth/{link_id}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unlink a provider account from its user (refused when it is their only way to sign in) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    link_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Unlinked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RemovedMethodResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3269,7 +3736,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3278,7 +3745,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3296,7 +3763,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3361,7 +3828,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3370,7 +3837,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3388,7 +3855,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3453,7 +3920,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3462,7 +3929,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3480,7 +3947,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3546,7 +4013,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletChallengeResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3555,7 +4022,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3573,7 +4040,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3658,7 +4125,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyWalletResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3667,7 +4134,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3676,7 +4143,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3764,7 +4231,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnAuthenticationBeginResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3773,7 +4240,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3791,7 +4258,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3876,7 +4343,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnAuthenticationCompleteResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3885,7 +4352,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3973,7 +4440,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnRegistrationBeginResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3982,7 +4449,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4000,7 +4467,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4088,7 +4555,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnRegistrationCreateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4097,7 +4564,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4115,7 +4582,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4124,7 +4591,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4209,7 +4676,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListEventsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4218,7 +4685,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4292,7 +4759,7 @@ export interface paths {
                         "application/json": components["schemas"]["EventDetail"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4301,7 +4768,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4319,7 +4786,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4390,7 +4857,7 @@ export interface paths {
                         "application/json": components["schemas"]["RedeliverResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4399,7 +4866,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4417,7 +4884,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4496,7 +4963,7 @@ export interface paths {
                         "application/json": components["schemas"]["Health"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4505,7 +4972,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4576,7 +5043,7 @@ export interface paths {
                         "application/json": components["schemas"]["ExportWalletResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4585,7 +5052,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4603,7 +5070,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4690,7 +5157,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4699,7 +5166,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4717,7 +5184,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4726,7 +5193,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4771,7 +5238,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -4840,7 +5307,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignMessageResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4849,7 +5316,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4867,7 +5334,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4954,7 +5421,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4963,7 +5430,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4981,7 +5448,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5068,7 +5535,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignTypedDataResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5077,7 +5544,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5095,7 +5562,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5181,7 +5648,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletSignaturesResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5190,7 +5657,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5208,7 +5675,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5278,7 +5745,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletTransactionsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5287,7 +5754,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5305,7 +5772,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5371,7 +5838,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletTransaction"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5380,7 +5847,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5398,7 +5865,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5425,7 +5892,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5497,7 +5964,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5506,7 +5973,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5524,7 +5991,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5533,7 +6000,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5578,7 +6045,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5648,7 +6115,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5657,7 +6124,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5675,7 +6142,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5684,7 +6151,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5729,7 +6196,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5796,7 +6263,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletBalanceResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5805,7 +6272,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5823,7 +6290,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5868,7 +6335,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5935,7 +6402,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wallet"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5944,7 +6411,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5962,7 +6429,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6047,7 +6514,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wallet"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6056,7 +6523,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6074,7 +6541,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6083,7 +6550,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6168,7 +6635,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6177,7 +6644,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6255,7 +6722,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletPoliciesResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6264,7 +6731,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6326,7 +6793,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6335,7 +6802,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6353,7 +6820,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6362,7 +6829,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6443,7 +6910,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6452,7 +6919,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6470,7 +6937,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6522,7 +6989,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeleteWalletPolicyResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6531,7 +6998,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6549,7 +7016,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6605,7 +7072,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6614,7 +7081,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6632,7 +7099,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6707,7 +7174,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6716,7 +7183,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6778,7 +7245,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreatedWebhookEndpoint"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6787,7 +7254,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6880,7 +7347,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6889,7 +7356,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6907,7 +7374,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7005,6 +7472,92 @@ export interface components {
                     password_signup_notice_subject: string;
                     /** @default Someone tried to create a {{app_name}} account with this email address, which already has one. If it was you, sign in instead, or reset your password. If it was not, you need do nothing. */
                     password_signup_notice_text: string;
+                };
+                /** @default {} */
+                oauth: {
+                    /** @default {} */
+                    providers: {
+                        [key: string]: {
+                            client_id: string;
+                            client_secret?: string;
+                            client_secret_hint?: string;
+                            client_secret_sealed?: string;
+                            /** Format: uri */
+                            issuer: string;
+                            link_by_verified_email?: boolean;
+                            scopes?: string[];
+                            /** @default false */
+                            store_tokens: boolean;
+                            /** @enum {string} */
+                            type: "oidc";
+                        } | {
+                            client_id: string;
+                            client_secret?: string;
+                            client_secret_hint?: string;
+                            client_secret_sealed?: string;
+                            link_by_verified_email?: boolean;
+                            scopes?: string[];
+                            /** @default false */
+                            store_tokens: boolean;
+                            /** @enum {string} */
+                            type: "google";
+                        } | {
+                            client_id: string;
+                            client_secret?: string;
+                            client_secret_hint?: string;
+                            client_secret_sealed?: string;
+                            link_by_verified_email?: boolean;
+                            scopes?: string[];
+                            /** @default false */
+                            store_tokens: boolean;
+                            /** @default common */
+                            tenant: string;
+                            /** @enum {string} */
+                            type: "microsoft";
+                        } | {
+                            client_id: string;
+                            client_secret?: string;
+                            client_secret_hint?: string;
+                            client_secret_sealed?: string;
+                            key_id: string;
+                            link_by_verified_email?: boolean;
+                            private_key?: string;
+                            private_key_hint?: string;
+                            private_key_sealed?: string;
+                            scopes?: string[];
+                            /** @default false */
+                            store_tokens: boolean;
+                            team_id: string;
+                            /** @enum {string} */
+                            type: "apple";
+                        } | {
+                            /** Format: uri */
+                            api_url?: string;
+                            /** Format: uri */
+                            base_url?: string;
+                            client_id: string;
+                            client_secret?: string;
+                            client_secret_hint?: string;
+                            client_secret_sealed?: string;
+                            link_by_verified_email?: boolean;
+                            scopes?: string[];
+                            /** @default false */
+                            store_tokens: boolean;
+                            /** @enum {string} */
+                            type: "github";
+                        } | {
+                            client_id: string;
+                            client_secret?: string;
+                            client_secret_hint?: string;
+                            client_secret_sealed?: string;
+                            link_by_verified_email?: boolean;
+                            scopes?: string[];
+                            /** @default false */
+                            store_tokens: boolean;
+                            /** @enum {string} */
+                            type: "discord";
+                        };
+                    };
                 };
                 /** @default {} */
                 otp: {
@@ -7324,7 +7877,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_code_verifier_mismatch" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;
@@ -7411,7 +7964,7 @@ export interface components {
             event: components["schemas"]["Event"];
         };
         /** @enum {string} */
-        EventType: "user.created" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "password.created" | "password.changed" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "wallet.transaction.sent" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.transaction.replaced" | "webhook_endpoint.disabled";
+        EventType: "user.created" | "user.oauth_linked" | "user.oauth_unlinked" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "password.created" | "password.changed" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "wallet.transaction.sent" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.transaction.replaced" | "webhook_endpoint.disabled";
         ExportWalletRequest: {
             /** @description P-256 (SEC1, 33 or 65 bytes) or X25519 (32 bytes) public key, hex or base64url; the key is encrypted to it. */
             recipient_public_key: string;
@@ -7424,7 +7977,7 @@ export interface components {
             scheme: string;
             wallet_id: string;
         };
-        Factor: components["schemas"]["SmsOtpFactor"] | components["schemas"]["EmailOtpFactor"] | components["schemas"]["MagicLinkFactor"] | components["schemas"]["TotpFactor"] | components["schemas"]["RecoveryCodeFactor"] | components["schemas"]["WebAuthnFactor"] | components["schemas"]["PasswordFactor"] | components["schemas"]["WalletFactor"];
+        Factor: components["schemas"]["SmsOtpFactor"] | components["schemas"]["EmailOtpFactor"] | components["schemas"]["MagicLinkFactor"] | components["schemas"]["TotpFactor"] | components["schemas"]["RecoveryCodeFactor"] | components["schemas"]["WebAuthnFactor"] | components["schemas"]["PasswordFactor"] | components["schemas"]["WalletFactor"] | components["schemas"]["OAuthFactor"];
         Health: {
             /**
              * @description Whether this process hears of revoked sessions at once (`live`); `lost`: its channel is down and jwt-mode checks read the database until it is back; `idle`: not needed yet; `off`: the storage keeps no record, so a JWT lives until it expires.
@@ -7610,6 +8163,52 @@ export interface components {
             email_id: string;
             user_created: boolean;
             user_id: string;
+        };
+        OAuthAuthenticateRequest: {
+            code_verifier?: string;
+            device_fingerprint?: components["schemas"]["DeviceFingerprint"];
+            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
+            session_expires_in?: number;
+            session_jwt?: string;
+            session_token?: string;
+            token: string;
+        };
+        OAuthAuthenticateResponse: {
+            link_id: string;
+            provider_id: string;
+            provider_subject: string;
+            session?: components["schemas"]["Session"];
+            session_jwt?: string;
+            session_token?: string;
+            user_created: boolean;
+            user_id: string;
+        };
+        OAuthFactor: {
+            /** @enum {string} */
+            delivery_channel: "oauth";
+            method: components["schemas"]["OAuthFactorMethod"];
+            /** @enum {string} */
+            type: "oauth";
+        };
+        OAuthFactorMethod: {
+            email: string | null;
+            /** @description Unix seconds: when this proof was made. */
+            last_verified_at: number;
+            method_id: string;
+            /** @enum {string} */
+            method_type: "oauth";
+            oauth_link_id: string;
+            provider_id: string;
+            provider_subject: string;
+        };
+        OAuthLink: {
+            created_at: number;
+            email: string | null;
+            email_verified: boolean;
+            issuer: string;
+            link_id: string;
+            provider_id: string;
+            subject: string;
         };
         PasswordFactor: {
             /** @enum {string} */
@@ -7976,6 +8575,7 @@ export interface components {
                 last_name: string;
                 middle_name: string;
             };
+            oauth_links: components["schemas"]["OAuthLink"][];
             phone_numbers: {
                 phone_number: string;
                 phone_number_id: string;
@@ -8549,11 +9149,13 @@ export type operations = Record<string, never>;
 
 /** Routes that accept the App's public token (`method path`), from the document's security requirements. */
 export type PublicRoute =
+  | 'get /v1/auth/oauth/{provider_id}/start'
   | 'get /v1/auth/sessions'
   | 'get /v1/auth/sessions/jwks'
   | 'get /v1/auth/sessions/revocations'
   | 'post /v1/auth/magic_links/authenticate'
   | 'post /v1/auth/magic_links/email/login_or_create'
+  | 'post /v1/auth/oauth/authenticate'
   | 'post /v1/auth/otps/email/login_or_create'
   | 'post /v1/auth/otps/email/send'
   | 'post /v1/auth/otps/sms/login_or_create'
