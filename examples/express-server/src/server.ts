@@ -20,6 +20,7 @@ import { clientBundle } from './client-bundle.js';
 import type { ServerConfig } from './config.js';
 import { configureDemoApp, loadOrCreateDemoApp } from './demo-app.js';
 import { demoRateLimit } from './demo-rate-limit.js';
+import { oauthPages } from './oauth-page.js';
 import { demoPages } from './pages.js';
 import { passkeysPage } from './passkeys-page.js';
 import { loadOrCreateSecrets } from './secrets.js';
@@ -71,6 +72,13 @@ async function serve(server: Server, url: string, config: ServerConfig): Promise
     // Webhooks reach only public addresses (each name resolved once, and connected to as checked)
     // unless LATCHKEY_WEBHOOKS_ALLOW_PRIVATE_TARGETS=1 lets a receiver on this machine have them.
     webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets },
+    // Providers send the browser back here, whichever App and provider: the one URL to register
+    // with each. http providers only on loopback or private addresses, and only when
+    // LATCHKEY_OAUTH_ALLOW_INSECURE_ISSUERS=1.
+    oauth: {
+      callbackUrl: `${url}/v1/auth/oauth/callback`,
+      allowInsecureIssuers: config.oauthAllowInsecureIssuers,
+    },
   });
   // Listening for revoked sessions before serving, so the first jwt-mode checks need no storage
   // read; /v1/health reports the channel's state (`live`, or `lost` during a database outage).
@@ -89,6 +97,7 @@ async function serve(server: Server, url: string, config: ServerConfig): Promise
   app.use(demoPages(demo.keys));
   app.use(passkeysPage(demo.keys));
   app.use(sessionsPage(demo.keys));
+  app.use(oauthPages(latchkey, demo.keys));
   app.use(accountRoutes(latchkey, demo.keys));
   // What no route took is answered by Latchkey's own 404, like every other answer here: JSON.
   app.use(latchkeyRouter(latchkey, { fallthrough: false }));
