@@ -8,7 +8,7 @@ import { configFromEnv } from '../src/config.js';
 import { call } from './api.js';
 import { haveChromium, launchChromium, type PageResult, warnWithoutChromium } from './chromium.js';
 import { serverForFile } from './file-server.js';
-import type { SpawnedServer } from './spawn-server.js';
+import { type SpawnedServer, spawnServer } from './spawn-server.js';
 
 /** Debian's Chromium; CI installs it (`.ci/run`). */
 warnWithoutChromium('oauth-browser.test.ts');
@@ -31,7 +31,8 @@ describe('LATCHKEY_OAUTH_ALLOW_INSECURE_ISSUERS', () => {
 
 // The example server on its storage (PGlite, or Postgres with DATABASE_URL), allowed to use a
 // provider on this machine over http.
-const file = serverForFile({ LATCHKEY_OAUTH_ALLOW_INSECURE_ISSUERS: '1' });
+const SERVER_ENV = { LATCHKEY_OAUTH_ALLOW_INSECURE_ISSUERS: '1' };
+const file = serverForFile(SERVER_ENV);
 let server: SpawnedServer;
 let provider: OidcProviderServer;
 let browser: Browser;
@@ -166,6 +167,12 @@ describe.skipIf(!haveChromium)(
         expect.objectContaining({ email: 'ada.oauth@example.com', verified: true }),
       ]);
       await context!.close();
+
+      // A restart (same port, so the same callback URL) applies the demo settings again: the
+      // provider and its sealed secret stay.
+      const env = { ...file.target().env, ...SERVER_ENV, PORT: new URL(server.url).port };
+      expect((await server.stop()).code).toBe(0);
+      server = await spawnServer(server.dataDir, env);
 
       // Another browser, the same identity: the same user, one link.
       const again = await signInWithProvider('ada');

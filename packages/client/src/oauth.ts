@@ -1,4 +1,4 @@
-import type { ClientCore } from './client.js';
+import { type ClientCore, sessionFields } from './client.js';
 import {
   type ClientErrorType,
   LatchkeyClientError,
@@ -34,12 +34,6 @@ export interface OAuthAuthenticateOptions {
   deviceFingerprint?: { ip?: string; user_agent?: string };
 }
 
-/** What a start leaves for the landing page, in this tab: the PKCE verifier, and whether it linked. */
-interface PendingFlow {
-  code_verifier?: string;
-  linking: boolean;
-}
-
 /**
  * The redirect's `error` values passed on as they are: the provider's own (RFC 6749, OpenID
  * Connect) and those Latchkey's callback writes. Any other becomes `oauth_provider_error`, so
@@ -71,10 +65,11 @@ const REDIRECT_ERRORS: ReadonlySet<string> = new Set([
 const REDIRECT_PARAMS = ['token', 'token_type', 'error', 'error_description', 'error_uri'];
 
 /**
- * The tab's sessionStorage where there is one (it survives the trip through the provider and
- * belongs to this tab alone), else this client's memory (Node, tests).
+ * Where a start leaves its PKCE verifier for the landing page: the tab's sessionStorage where there
+ * is one (it survives the trip through the provider and belongs to this tab alone), else this
+ * client's memory (Node, tests).
  */
-function pendingStore(key: string) {
+function verifierStore(key: string) {
   const memory = new Map<string, string>();
   const storage = (): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> => {
     try {
@@ -85,15 +80,8 @@ function pendingStore(key: string) {
     }
   };
   return {
-    put: (flow: PendingFlow) => storage().setItem(key, JSON.stringify(flow)),
-    get: (): PendingFlow | null => {
-      try {
-        const parsed = JSON.parse(storage().getItem(key) ?? 'null') as PendingFlow | null;
-        return parsed && typeof parsed === 'object' ? parsed : null;
-      } catch {
-        return null;
-      }
-    },
+    put: (verifier: string) => storage().setItem(key, verifier),
+    get: (): string | null => storage().getItem(key),
     forget: () => storage().removeItem(key),
   };
 }
@@ -109,54 +97,52 @@ const memoryStorage = (map: Map<string, string>) => ({
  * (with PKCE), and the landing page's exchange of the single-use token the redirect carries.
  */
 export const oauth = (core: ClientCore) => {
-  const pending = pendingStore(`${core.options.storageKey ?? 'latchkey.session'}:oauth`);
+  const verifiers = verifierStore(`${core.options.storageKey ?? 'latchkey.session'}:oauth_code_verifier`);
 
-  /** The URL that starts a sign-in with `providerId`, and the pending flow kept for the landing page. */
+  /** The URL that starts a sign-in with `providerId`; its PKCE verifier is kept for the landing page. */
   const startUrl = async (providerId: string, options: OAuthStartOptions = {}) => {
     const query = new URLSearchParams({ public_token: core.options.publicToken });
     if (options.loginRedirectUrl) query.set('login_redirect_url', options.loginRedirectUrl);
     if (options.signupRedirectUrl) query.set('signup_redirect_url', options.signupRedirectUrl);
-    const flow: PendingFlow = { linking: false };
     if (options.pkce ?? true) {
       const { verifier, challenge } = await newPkcePair();
       query.set('code_challenge', challenge);
       query.set('code_challenge_method', 'S256');
-      flow.code_verifier = verifier;
-    }
+      verifiers.put(verifier);
+    } else verifiers.forget();
     if (options.link ?? true) {
       // The JWT rather than the token where the client holds both: a URL may be logged, and the
       // JWT expires within minutes.
       const held = core.session.get();
       if (held?.session_jwt) query.set('session_jwt', held.session_jwt);
       else if (held?.session_token) query.set('session_token', held.session_token);
-      flow.linking = Boolean(held?.session_jwt || held?.session_token);
     }
-    pending.put(flow);
     const base = (core.options.baseUrl ?? '').replace(/\/+$/, '');
     return { url: `${base}/v1/auth/oauth/${encodeURIComponent(providerId)}/start?${query}` };
   };
 
   /**
-   * Spends the token of the landing URL for a session, with the verifier this tab kept at start;
-   * the session becomes the client's, as with every sign-in.
+   * Spends the token of the landing URL with the verifier this tab kept at start. As with every
+   * sign-in, the current session is sent (the factor joins it when it is the same user's; another
+   * user's is never extended) and the answer's session becomes the client's.
    */
   const authenticate = async (token: string, options: OAuthAuthenticateOptions = {}) => {
-    const flow = pending.get();
+    const verifier = verifiers.get();
     try {
       const answer = await core.call('post /v1/auth/oauth/authenticate', {
         body: {
+          ...sessionFields(core),
+          ...(options.sessionExpiresIn !== undefined ? { session_expires_in: options.sessionExpiresIn } : {}),
           token,
-          session_expires_in: options.sessionExpiresIn ?? core.options.sessionExpiresIn ?? 60,
-          ...(flow?.linking ? core.session.credential() : {}),
-          ...(flow?.code_verifier ? { code_verifier: flow.code_verifier } : {}),
+          ...(verifier ? { code_verifier: verifier } : {}),
           ...(options.deviceFingerprint ? { device_fingerprint: options.deviceFingerprint } : {}),
         },
       });
-      pending.forget();
+      verifiers.forget();
       return core.session.accept(answer);
     } catch (err) {
-      // The server's answer spends the flow either way; without an answer, a retry may still use it.
-      if (!(err instanceof LatchkeyClientError) || err.status !== 0) pending.forget();
+      // An answer spends the token either way; without one (offline), a retry may still use it.
+      if (!(err instanceof LatchkeyClientError) || err.status !== 0) verifiers.forget();
       throw err;
     }
   };
@@ -192,7 +178,7 @@ export const oauth = (core: ClientCore) => {
         );
       }
       if (error) {
-        pending.forget();
+        verifiers.forget();
         const known = REDIRECT_ERRORS.has(error);
         throw new LatchkeyClientError({
           status: 0,

@@ -11,7 +11,7 @@ import { pkceChallenge } from '../src/pkce.js';
 // The client in Node against a real Latchkey, in process, and panva's oidc-provider on a local
 // port: the browser's part (the redirects) is played by fetch, the provider's pages by its harness.
 const baseUrl = 'http://latchkey.test';
-const landing = 'http://app.test/oauth';
+const landing = 'https://app.example.com/oauth';
 const latchkey = createLatchkey({
   storage: memoryStorage(),
   secret: 'o'.repeat(40),
@@ -35,14 +35,9 @@ beforeAll(async () => {
         redirect_uris: [`${baseUrl}/v1/auth/oauth/callback`],
       },
     ],
-    accounts: {
-      ada: { email: 'ada@example.com', email_verified: true },
-      bob: { email: 'bob@example.com', email_verified: true },
-    },
   });
-  await latchkey.apps.updateSettings(app.app_id, {
-    ...(await latchkey.apps.get(app.app_id)).settings,
-    redirect_urls: { login: [landing], signup: [landing] },
+  await latchkey.apps.patchSettings(app.app_id, {
+    redirect_urls: { login: [landing], signup: [landing], default_login: landing, default_signup: landing },
     oauth: {
       providers: {
         local: {
@@ -53,12 +48,21 @@ beforeAll(async () => {
         },
       },
     },
-  } as never);
+  });
 });
 afterAll(async () => {
   await provider?.close();
   await latchkey.close();
 });
+
+/** A new account at the provider, for one test: its id (the subject) and email. */
+let accounts = 0;
+const account = (label: string) => {
+  accounts += 1;
+  const id = `${label}-${accounts}`;
+  provider.accounts[id] = { email: `${id}@example.com`, email_verified: true };
+  return id;
+};
 
 const client = () => createLatchkeyClient({ publicToken: app.public_token, baseUrl, fetch: inProcess });
 
@@ -105,7 +109,7 @@ describe('@latchkey/client oauth', () => {
     expect(parsed.searchParams.has('session_token')).toBe(false);
 
     // The verifier sent at authenticate is the one whose challenge went out.
-    const back = new URL(await landingUrl(url, 'ada'));
+    const back = new URL(await landingUrl(url, account('pkce')));
     sentBodies.length = 0;
     await lk.oauth.handleRedirect(back);
     const body = sentBodies[0] as { code_verifier: string };
@@ -113,18 +117,25 @@ describe('@latchkey/client oauth', () => {
     // And the same pair does not come twice.
     const second = new URL((await lk.oauth.startUrl('local')).url);
     expect(second.searchParams.get('code_challenge')).not.toBe(parsed.searchParams.get('code_challenge'));
-    lk.close();
+    await lk.session.signOut();
 
-    // pkce: false sends none, and authenticate then sends no verifier.
-    const plain = new URL((await client().oauth.startUrl('local', { pkce: false })).url);
-    expect(plain.searchParams.has('code_challenge')).toBe(false);
+    // pkce: false sends none, and authenticate then sends no verifier (not the one of the start
+    // above, left unused).
+    const plain = (await lk.oauth.startUrl('local', { pkce: false })).url;
+    expect(new URL(plain).searchParams.has('code_challenge')).toBe(false);
+    const plainBack = await landingUrl(plain, account('plain'));
+    sentBodies.length = 0;
+    expect(await lk.oauth.handleRedirect(plainBack)).toMatchObject({ user_created: true });
+    expect(sentBodies[0]).not.toHaveProperty('code_verifier');
+    lk.close();
     await expect(pkceChallenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).resolves.toBe(
       // RFC 7636, appendix B.
-      'E9Melhoa2OwvFrEIcjQFrXp4AG8ykl3_FZ1ZF5Hq7GM',
+      'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
     );
   });
 
   it('signs in through the provider, holds the session; the same identity signs the same user in again', async () => {
+    const ada = account('ada');
     const lk = client();
     const events: string[] = [];
     lk.session.onChange((c) => events.push(c.type));
@@ -132,12 +143,12 @@ describe('@latchkey/client oauth', () => {
       loginRedirectUrl: landing,
       signupRedirectUrl: landing,
     });
-    const back = await landingUrl(url, 'ada');
+    const back = await landingUrl(url, ada);
     expect(new URL(back).searchParams.get('token_type')).toBe('oauth');
     const first = await lk.oauth.handleRedirect(back);
     expect(first).toMatchObject({
       provider_id: 'local',
-      provider_subject: 'ada',
+      provider_subject: ada,
       user_created: true,
       session_token: expect.any(String),
       session_jwt: expect.any(String),
@@ -150,8 +161,8 @@ describe('@latchkey/client oauth', () => {
         type: 'oauth',
         method: expect.objectContaining({
           provider_id: 'local',
-          provider_subject: 'ada',
-          email: 'ada@example.com',
+          provider_subject: ada,
+          email: `${ada}@example.com`,
         }),
       }),
     ]);
@@ -165,7 +176,7 @@ describe('@latchkey/client oauth', () => {
     await lk.session.signOut();
     const again = client();
     const second = await again.oauth.handleRedirect(
-      await landingUrl((await again.oauth.startUrl('local')).url, 'ada'),
+      await landingUrl((await again.oauth.startUrl('local')).url, ada),
     );
     expect(second).toMatchObject({ user_id: first!.user_id, user_created: false, link_id: first!.link_id });
     lk.close();
@@ -174,7 +185,7 @@ describe('@latchkey/client oauth', () => {
 
   it('a token without the verifier of the tab that started is refused (another client, or a lost verifier)', async () => {
     const starter = client();
-    const back = await landingUrl((await starter.oauth.startUrl('local')).url, 'bob');
+    const back = await landingUrl((await starter.oauth.startUrl('local')).url, account('stolen'));
     const thief = client();
     expect(await caught(thief.oauth.handleRedirect(back))).toMatchObject({
       status: 400,
@@ -185,19 +196,69 @@ describe('@latchkey/client oauth', () => {
     thief.close();
   });
 
+  it("in a browser tab: the landing page's client finds the verifier in sessionStorage under the storage key, and it is gone after use", async () => {
+    const tab = new Map<string, string>();
+    globalThis.sessionStorage = {
+      getItem: (k: string) => tab.get(k) ?? null,
+      setItem: (k: string, v: string) => void tab.set(k, v),
+      removeItem: (k: string) => void tab.delete(k),
+    } as Storage;
+    try {
+      const signInPage = createLatchkeyClient({
+        publicToken: app.public_token,
+        baseUrl,
+        fetch: inProcess,
+        storageKey: 'demo',
+      });
+      const back = await landingUrl((await signInPage.oauth.startUrl('local')).url, account('tab'));
+      expect([...tab.keys()]).toEqual(['demo:oauth_code_verifier']);
+      signInPage.close();
+      // Another client on another storage key is another sign-in's: it finds nothing.
+      const other = createLatchkeyClient({
+        publicToken: app.public_token,
+        baseUrl,
+        fetch: inProcess,
+        storageKey: 'other',
+      });
+      expect(await caught(other.oauth.authenticate('not-a-token'))).toMatchObject({ status: 404 });
+      expect(sentBodies.at(-1)).not.toHaveProperty('code_verifier');
+      other.close();
+      const landingPage = createLatchkeyClient({
+        publicToken: app.public_token,
+        baseUrl,
+        fetch: inProcess,
+        storageKey: 'demo',
+      });
+      expect(await landingPage.oauth.handleRedirect(back)).toMatchObject({ user_created: true });
+      expect(tab.size).toBe(0);
+      landingPage.close();
+    } finally {
+      Reflect.deleteProperty(globalThis, 'sessionStorage');
+    }
+  });
+
   it('a signed-in client links the provider to its user: the session rides on the start URL', async () => {
     const lk = client();
     const ada = await lk.oauth.handleRedirect(
-      await landingUrl((await lk.oauth.startUrl('local')).url, 'ada'),
+      await landingUrl((await lk.oauth.startUrl('local')).url, account('ada')),
     );
     const { url } = await lk.oauth.startUrl('local');
     expect(new URL(url).searchParams.get('session_jwt')).toBe(lk.session.get()!.session_jwt);
     // Bob's identity, started by Ada's session, becomes Ada's.
-    const linked = await lk.oauth.handleRedirect(await landingUrl(url, 'bob'));
-    expect(linked).toMatchObject({ user_id: ada!.user_id, provider_subject: 'bob' });
-    // link: false leaves the session off: the identity signs in as whoever it is.
-    const unlinked = new URL((await lk.oauth.startUrl('local', { link: false })).url);
-    expect(unlinked.searchParams.has('session_jwt')).toBe(false);
+    const bob = account('bob');
+    const linked = await lk.oauth.handleRedirect(await landingUrl(url, bob));
+    expect(linked).toMatchObject({ user_id: ada!.user_id, provider_subject: bob, user_created: false });
+    // link: false leaves the session off the start: the identity signs in as whoever it is (Ada's
+    // session, sent at authenticate as by every sign-in, is not another user's to extend), and the
+    // client holds that user's session instead.
+    const unlinked = (await lk.oauth.startUrl('local', { link: false })).url;
+    expect(new URL(unlinked).searchParams.has('session_jwt')).toBe(false);
+    expect(new URL(unlinked).searchParams.has('session_token')).toBe(false);
+    const carol = await lk.oauth.handleRedirect(await landingUrl(unlinked, account('carol')));
+    expect(carol).toMatchObject({ user_created: true });
+    expect(carol!.user_id).not.toBe(ada!.user_id);
+    expect(carol!.session!.factors).toHaveLength(1);
+    expect(lk.session.get()?.user_id).toBe(carol!.user_id);
     lk.close();
   });
 
@@ -209,7 +270,7 @@ describe('@latchkey/client oauth', () => {
 
     const denied = await caught(
       lk.oauth.handleRedirect(
-        await landingUrl((await lk.oauth.startUrl('local')).url, 'ada', { deny: true }),
+        await landingUrl((await lk.oauth.startUrl('local')).url, account('denied'), { deny: true }),
       ),
     );
     expect(denied).toMatchObject({ status: 0, error_type: 'access_denied' });
