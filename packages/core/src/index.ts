@@ -85,7 +85,6 @@ export type {
   MagicLinkRepo,
 } from './magic-links/repo.js';
 export type { MagicLinkService } from './magic-links/service.js';
-export type { OAuthProviderSettings } from './oauth/provider-settings.js';
 export type { ProviderTokens } from './oauth/provider-tokens.js';
 export type {
   OAuthFlowRecord,
@@ -96,6 +95,7 @@ export type {
   OAuthTakeFailure,
   OAuthTaken,
 } from './oauth/repo.js';
+export type { OAuthProviderSettings } from './oauth/schema.js';
 export type { OAuthService } from './oauth/service.js';
 export type { LatchkeyOptions } from './options.js';
 export type { OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';

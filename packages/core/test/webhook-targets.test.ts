@@ -12,7 +12,7 @@ import { createServer as createTcpServer } from 'node:net';
 import { memoryStorage } from '@latchkey/memory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLatchkey, type Latchkey, type LatchkeyOptions, type Storage } from '../src/index.js';
-import { isPublicAddress } from '../src/webhooks/url-policy.js';
+import { isPublicAddress } from '../src/shared/public-host.js';
 import { expectErrorShape, TEST_SECRET } from './helpers.js';
 import { storageBackends } from './storage-backends.js';
 

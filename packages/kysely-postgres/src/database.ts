@@ -75,6 +75,42 @@ export interface PasswordsTable {
   updated_at: Seconds;
 }
 
+export interface OAuthFlowsTable {
+  id: string;
+  app_id: string;
+  provider_id: string;
+  state_hash: string;
+  nonce: string | null;
+  code_verifier: string;
+  client_code_challenge: string | null;
+  login_redirect_url: string;
+  signup_redirect_url: string;
+  link_user_id: string | null;
+  state_expires_at: Seconds;
+  state_used_at: NullableSeconds;
+  token_hash: string | null;
+  token_expires_at: NullableSeconds;
+  token_used_at: NullableSeconds;
+  user_id: string | null;
+  link_id: string | null;
+  user_created: boolean;
+  created_at: Seconds;
+}
+
+export interface OAuthLinksTable {
+  id: string;
+  app_id: string;
+  user_id: string;
+  provider_id: string;
+  issuer: string;
+  subject: string;
+  email: string | null;
+  email_verified: boolean;
+  provider_tokens_sealed: string | null;
+  created_at: Seconds;
+  updated_at: Seconds;
+}
+
 export interface SessionsTable {
   id: string;
   app_id: string;
@@ -347,6 +383,8 @@ export interface Database {
   otps: OtpsTable;
   magic_links: MagicLinksTable;
   passwords: PasswordsTable;
+  oauth_flows: OAuthFlowsTable;
+  oauth_links: OAuthLinksTable;
   sessions: SessionsTable;
   session_revocations: SessionRevocationsTable;
   signing_keys: SigningKeysTable;

@@ -8,6 +8,7 @@ import { kyselyAppRepo } from './repos/app-repo.js';
 import { kyselyContactRepo } from './repos/contact-repo.js';
 import { kyselyEventRepo, kyselyWebhookRepo } from './repos/event-repo.js';
 import { kyselyMagicLinkRepo } from './repos/magic-link-repo.js';
+import { kyselyOAuthRepo } from './repos/oauth-repo.js';
 import { kyselyOtpRepo } from './repos/otp-repo.js';
 import { kyselyPasswordRepo } from './repos/password-repo.js';
 import { kyselyRateLimitRepo } from './repos/rate-limit-repo.js';
@@ -85,6 +86,7 @@ function bind(root: Kysely<Database>, schema: string | undefined, preparedRead?:
     otps: withStorageErrors(kyselyOtpRepo(db)),
     magicLinks: withStorageErrors(kyselyMagicLinkRepo(db)),
     passwords: withStorageErrors(kyselyPasswordRepo(db)),
+    oauth: withStorageErrors(kyselyOAuthRepo(db)),
     sessions: withStorageErrors(kyselySessionRepo(db, preparedRead)),
     signingKeys: withStorageErrors(kyselySigningKeyRepo(db)),
     rateLimits: withStorageErrors(kyselyRateLimitRepo(db, schema)),

@@ -64,6 +64,7 @@ const ALL = [
   '0014_passwords',
   '0015_wallet_transactions',
   '0016_session_revocations',
+  '0017_oauth',
 ];
 
 // "column type nullable", in table order.
@@ -128,6 +129,40 @@ const COLUMNS: Record<string, string[]> = {
     'hash text NO',
     'failed_attempts integer NO',
     'locked_until bigint YES',
+    'created_at bigint NO',
+    'updated_at bigint NO',
+  ],
+  oauth_flows: [
+    'id text NO',
+    'app_id text NO',
+    'provider_id text NO',
+    'state_hash text NO',
+    'nonce text YES',
+    'code_verifier text NO',
+    'client_code_challenge text YES',
+    'login_redirect_url text NO',
+    'signup_redirect_url text NO',
+    'link_user_id text YES',
+    'state_expires_at bigint NO',
+    'state_used_at bigint YES',
+    'token_hash text YES',
+    'token_expires_at bigint YES',
+    'token_used_at bigint YES',
+    'user_id text YES',
+    'link_id text YES',
+    'user_created boolean NO',
+    'created_at bigint NO',
+  ],
+  oauth_links: [
+    'id text NO',
+    'app_id text NO',
+    'user_id text NO',
+    'provider_id text NO',
+    'issuer text NO',
+    'subject text NO',
+    'email text YES',
+    'email_verified boolean NO',
+    'provider_tokens_sealed text YES',
     'created_at bigint NO',
     'updated_at bigint NO',
   ],
@@ -421,6 +456,9 @@ for (const [name, open] of Object.entries(openers)) {
       );
       expect(constraints.filter((c) => c.type === 'UNIQUE')).toEqual([
         { name: 'emails_app_id_address_key', type: 'UNIQUE', columns: 'app_id,address' },
+        // A state names its App: unique across Apps, as OAuthRepo.takeState finds it by hash alone.
+        { name: 'oauth_flows_state_hash_key', type: 'UNIQUE', columns: 'state_hash' },
+        { name: 'oauth_links_app_id_issuer_subject_key', type: 'UNIQUE', columns: 'app_id,issuer,subject' },
         { name: 'otps_app_id_method_id_key', type: 'UNIQUE', columns: 'app_id,method_id' },
         { name: 'phone_numbers_app_id_address_key', type: 'UNIQUE', columns: 'app_id,address' },
         { name: 'seeds_app_id_user_id_key', type: 'UNIQUE', columns: 'app_id,user_id' },
@@ -441,7 +479,7 @@ for (const [name, open] of Object.entries(openers)) {
       expect(primaryKeys.sort()).toEqual([
         'app_id,user_id',
         'event_id,endpoint_id',
-        ...Array(22).fill('id'),
+        ...Array(24).fill('id'),
         'key,window_start',
         'session_id',
         // The nonce sequence: one row per wallet and chain, locked by every send.
@@ -465,6 +503,9 @@ for (const [name, open] of Object.entries(openers)) {
           'webauthn_credentials_user_fkey',
           'webauthn_challenges_user_fkey',
           'wallet_challenges_user_fkey',
+          'oauth_links_user_fkey',
+          'oauth_flows_user_fkey',
+          'oauth_flows_link_user_fkey',
         ]),
       );
 
@@ -492,6 +533,59 @@ for (const [name, open] of Object.entries(openers)) {
         `select id from ${s}.emails union all select id from ${s}.phone_numbers union all select id from ${s}.otps`,
       );
       expect(left).toEqual([]);
+    });
+
+    it("removes a user's OAuth links and flows with the user, and an App's with the App", async () => {
+      const s = `"${schema}"`;
+      const flow = (id: string, app: string, user: string | null, linkUser: string | null) =>
+        db.sql(
+          `insert into ${s}.oauth_flows (id, app_id, provider_id, state_hash, code_verifier,
+             login_redirect_url, signup_redirect_url, link_user_id, state_expires_at, user_id, created_at)
+           values ($1, $2, 'google', $1, 'v', 'https://a.example', 'https://b.example', $4, 9, $3, 1)`,
+          [id, app, user, linkUser],
+        );
+      const link = (id: string, app: string, user: string, subject: string) =>
+        db.sql(
+          `insert into ${s}.oauth_links (id, app_id, user_id, provider_id, issuer, subject, email_verified,
+             created_at, updated_at) values ($1, $2, $3, 'google', 'https://accounts.google.com', $4, false, 1, 1)`,
+          [id, app, user, subject],
+        );
+      const ids = async () =>
+        (
+          await db.sql<{ id: string }>(
+            `select id from ${s}.oauth_flows union all select id from ${s}.oauth_links order by id`,
+          )
+        ).map((r) => r.id);
+      await db.sql(`insert into ${s}.apps values ('app_o1', 'A', 'sko1', 'pko1', null, null, '{}', 1, 1)`);
+      await db.sql(`insert into ${s}.apps values ('app_o2', 'B', 'sko2', 'pko2', null, null, '{}', 1, 1)`);
+      for (const [user, app] of [
+        ['user_o1', 'app_o1'],
+        ['user_o2', 'app_o1'],
+        ['user_o3', 'app_o2'],
+      ])
+        await db.sql(`insert into ${s}.users values ($1, $2, null, 'active', 1, 1)`, [user, app]);
+      await flow('oauthflow_started', 'app_o1', null, null);
+      await flow('oauthflow_linking', 'app_o1', null, 'user_o1');
+      await flow('oauthflow_signed_in', 'app_o1', 'user_o1', null);
+      await flow('oauthflow_other', 'app_o1', 'user_o2', null);
+      await flow('oauthflow_app2', 'app_o2', 'user_o3', null);
+      await link('oauthlink_1', 'app_o1', 'user_o1', 's1');
+      await link('oauthlink_2', 'app_o1', 'user_o2', 's2');
+      await link('oauthlink_3', 'app_o2', 'user_o3', 's1');
+      // A link's or a flow's user must be in its App.
+      await expect(link('oauthlink_4', 'app_o2', 'user_o1', 's4')).rejects.toMatchObject({ code: '23503' });
+      await expect(flow('oauthflow_x', 'app_o2', 'user_o1', null)).rejects.toMatchObject({ code: '23503' });
+
+      await db.sql(`delete from ${s}.users where id = 'user_o1'`);
+      expect(await ids()).toEqual([
+        'oauthflow_app2',
+        'oauthflow_other',
+        'oauthflow_started',
+        'oauthlink_2',
+        'oauthlink_3',
+      ]);
+      await db.sql(`delete from ${s}.apps where id = 'app_o1'`);
+      expect(await ids()).toEqual(['oauthflow_app2', 'oauthlink_3']);
     });
 
     it('indexes the look-ups by key hash, by user, by token and the one active signing key', async () => {
@@ -537,6 +631,11 @@ for (const [name, open] of Object.entries(openers)) {
       expect(def('wallet_spends_wallet_asset_created_at_idx')).toMatch(/\(wallet_id, asset, created_at\)$/);
       expect(def('wallet_signatures_app_id_wallet_id_seq_idx')).toMatch(/\(app_id, wallet_id, seq\)$/);
       expect(def('wallet_transactions_app_id_wallet_id_seq_idx')).toMatch(/\(app_id, wallet_id, seq\)$/);
+      expect(def('oauth_flows_app_id_token_hash_idx')).toMatch(
+        /UNIQUE INDEX .*\(app_id, token_hash\) WHERE \(token_hash IS NOT NULL\)$/,
+      );
+      expect(def('oauth_flows_state_expires_at_idx')).toMatch(/\(state_expires_at\)$/);
+      expect(def('oauth_links_app_id_user_id_idx')).toMatch(/\(app_id, user_id\)$/);
       expect(def('wallet_transactions_idempotency_key_idx')).toMatch(
         /UNIQUE INDEX .*\(app_id, wallet_id, idempotency_key\) WHERE \(idempotency_key IS NOT NULL\)$/,
       );

@@ -4,6 +4,7 @@ import { memoryEventRepo, memoryWebhookRepo } from './event-repo.js';
 import { createJournal } from './journal.js';
 import { memoryMagicLinkRepo } from './magic-link-repo.js';
 import { createMutex } from './mutex.js';
+import { memoryOAuthRepo } from './oauth-repo.js';
 import { memoryOtpRepo } from './otp-repo.js';
 import { memoryPasswordRepo } from './password-repo.js';
 import { memoryRateLimitRepo } from './rate-limit-repo.js';
@@ -48,6 +49,7 @@ export function memoryStorage(): Storage {
     otps: memoryOtpRepo(state.otps),
     magicLinks: memoryMagicLinkRepo(state.magicLinks),
     passwords: memoryPasswordRepo(state.passwords),
+    oauth: memoryOAuthRepo(state.oauthFlows, state.oauthLinks),
     sessions: memorySessionRepo(state.sessions, state.sessionRevocations, revocations.announce),
     signingKeys: memorySigningKeyRepo(state.signingKeys),
     rateLimits: memoryRateLimitRepo(state.rateLimits),

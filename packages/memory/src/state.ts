@@ -3,6 +3,8 @@ import type {
   ContactRecord,
   EventRecord,
   MagicLinkRecord,
+  OAuthFlowRecord,
+  OAuthLinkRecord,
   OtpRecord,
   PasswordRecord,
   RecoveryCodeRecord,
@@ -42,6 +44,8 @@ export interface MemoryState {
   magicLinks: Map<string, MagicLinkRecord>;
   /** Keyed `app_id user_id`. */
   passwords: Map<string, PasswordRecord>;
+  oauthFlows: Map<string, OAuthFlowRecord>;
+  oauthLinks: Map<string, OAuthLinkRecord>;
   sessions: Map<string, SessionRecord>;
   /** Revoked sessions by id: the record every Latchkey on this storage catches up from. */
   sessionRevocations: Map<string, SessionRevocation>;
@@ -90,6 +94,8 @@ export function emptyState(journal: Journal): MemoryState {
     otps: table(),
     magicLinks: table(),
     passwords: table(),
+    oauthFlows: table(),
+    oauthLinks: table(),
     sessions: table(),
     sessionRevocations: table(),
     signingKeys: table(),

@@ -10,6 +10,7 @@ export {
 } from './fixtures.js';
 export type { ConformanceTarget } from './suite.js';
 export { runStorageConformance } from './suite.js';
+export { makeOAuthFlow, makeOAuthLink } from './suite-oauth.js';
 export { makePassword } from './suite-passwords.js';
 export { makeTotp } from './suite-totps.js';
 export { makeWalletChallenge } from './suite-wallet-challenges.js';

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
 import { authRepoCases } from './suite-auth.js';
 import { findOrCreateCases } from './suite-find-or-create.js';
+import { oauthRepoCases } from './suite-oauth.js';
 import { passwordRepoCases } from './suite-passwords.js';
 import { revocationRecordCases } from './suite-revocations.js';
 import { stateTableCases } from './suite-states.js';
@@ -223,6 +224,7 @@ export function runStorageConformance(target: ConformanceTarget): void {
     walletRepoCases(() => s);
     totpRepoCases(() => s);
     passwordRepoCases(() => s, target.parallelism);
+    oauthRepoCases(() => s, target.parallelism);
     webauthnRepoCases(() => s);
     walletChallengeRepoCases(() => s);
     walletPolicyRepoCases(() => s);

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { smsNumberTypes } from '../messages/sms-policy.js';
-import { oauthSettingsSchema } from '../oauth/provider-settings.js';
+import { oauthSettingsSchema } from '../oauth/schema.js';
 import { routeLimitSettings } from '../rate-limits/route-rules.js';
 import { originSchema } from '../shared/origin.js';
 

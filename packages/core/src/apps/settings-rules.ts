@@ -1,6 +1,6 @@
 import { domainProblem } from '../shared/hostnames.js';
+import { isPublicHost } from '../shared/public-host.js';
 import { hostAndPortProblem, webUrlProblem } from '../shared/web-url.js';
-import { isPublicHost } from '../webhooks/url-policy.js';
 import type { AppSettings } from './schema.js';
 import { SETTINGS_LIMITS as L } from './settings-limits.js';
 

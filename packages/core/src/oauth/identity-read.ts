@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { LatchkeyError } from '../errors.js';
 import type { ProviderIdentity, ProviderRuntime } from './providers.js';
@@ -18,6 +19,21 @@ const describe = (error: unknown): string => {
   if (error instanceof Error && error.name === 'TimeoutError') return 'the provider did not answer in time';
   return 'the provider could not be reached';
 };
+
+/** The `tid` an ID token names, read before it is checked (which needs the tenant's issuer). */
+async function tenantOf(response: Response): Promise<string> {
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => undefined)) as { id_token?: unknown } | undefined;
+  if (typeof body?.id_token !== 'string') return '';
+  try {
+    const { tid } = decodeJwt(body.id_token);
+    return typeof tid === 'string' ? tid : '';
+  } catch {
+    return '';
+  }
+}
 
 /** Apple sends `email_verified` as the string "true". */
 const isTrue = (value: unknown) => value === true || value === 'true';
@@ -54,20 +70,24 @@ export async function readProviderIdentity(
       return { identity: await runtime.readIdentity(tokens.access_token), tokens };
     }
     if (flow.nonce === null) throw new TypeError('An OpenID Connect sign-in is started with a nonce.');
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
+    // The ID token's signature and every claim are checked below, against the tenant it names.
+    const checkedBy = runtime.tenantServer ? runtime.tenantServer(await tenantOf(response)) : as;
+    const tokens = await oauth.processAuthorizationCodeResponse(checkedBy, client, response, {
       expectedNonce: flow.nonce,
       requireIdToken: true,
     });
+    // oauth4webapi leaves the ID token's signature to the caller (TLS may vouch for it): checked here.
+    await oauth.validateApplicationLevelSignature(checkedBy, response, o.requestOptions());
     const claims = oauth.getValidatedIdTokenClaims(tokens);
     if (!claims) throw new TypeError('requireIdToken leaves no response without claims.');
     let email = typeof claims.email === 'string' ? claims.email : undefined;
     let verified = isTrue(claims.email_verified);
     if (email === undefined && runtime.scopes.includes('email') && as.userinfo_endpoint) {
       const info = await oauth.processUserInfoResponse(
-        as,
+        checkedBy,
         client,
         claims.sub,
-        await oauth.userInfoRequest(as, client, tokens.access_token, o.requestOptions()),
+        await oauth.userInfoRequest(checkedBy, client, tokens.access_token, o.requestOptions()),
       );
       if (typeof info.email === 'string') {
         email = info.email;

@@ -1,5 +1,4 @@
 import type { Kernel } from '../kernel.js';
-import { SIGN_IN_WALLET_TYPES } from '../wallet-auth/repo.js';
 
 /**
  * Whether the user could still sign in without the link `exceptLinkId`: an email or phone number
@@ -26,9 +25,7 @@ export async function hasOtherSignInMethod(
     passkeys.length > 0 ||
     password !== null ||
     links.some((l) => l.id !== exceptLinkId) ||
-    wallets.wallets.some(
-      (w) =>
-        w.key_source === 'external' && (SIGN_IN_WALLET_TYPES as readonly string[]).includes(w.wallet_type),
-    )
+    // Latchkey holds no key for an external wallet: only wallet sign-in adds one.
+    wallets.wallets.some((w) => w.key_source === 'external')
   );
 }

@@ -2,7 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { toHex, utf8 } from '../crypto/encoding.js';
 import { LatchkeyError } from '../errors.js';
 import type { KeyVault } from '../ports/key-vault.js';
-import { type OAuthProviderSettings, SEALED_FIELDS, SECRET_FIELDS } from './provider-settings.js';
+import { type OAuthProviderSettings, SEALED_FIELDS, SECRET_FIELDS } from './schema.js';
 
 type Providers = Record<string, OAuthProviderSettings>;
 type SecretField = (typeof SECRET_FIELDS)[number]['plain'];

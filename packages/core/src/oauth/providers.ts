@@ -2,9 +2,9 @@ import { importPKCS8, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { LatchkeyError } from '../errors.js';
 import type { KeyVault } from '../ports/key-vault.js';
-import { isPublicHost } from '../webhooks/url-policy.js';
+import { isPublicHost } from '../shared/public-host.js';
 import { openProviderSecret } from './provider-secrets.js';
-import type { OAuthProviderSettings, OAuthProviderType } from './provider-settings.js';
+import type { OAuthProviderSettings, OAuthProviderType } from './schema.js';
 
 /** Who the provider says signed in: its issuer and stable subject name the identity. */
 export interface ProviderIdentity {
@@ -34,6 +34,11 @@ export interface ProviderRuntime {
   linkByVerifiedEmail: boolean;
   /** A plain OAuth 2.0 provider's identity, read from its API with the access token. */
   readIdentity?: (accessToken: string) => Promise<ProviderIdentity>;
+  /**
+   * Microsoft's multi-tenant endpoints: the issuer an ID token must carry depends on the tenant
+   * it names (`tid`), so the metadata to check it against is the template's, for that tenant.
+   */
+  tenantServer?: (tid: string) => oauth.AuthorizationServer;
 }
 
 interface Preset {
@@ -52,6 +57,36 @@ const PRESETS: Record<OAuthProviderType, Preset> = {
 };
 
 const APPLE_ISSUER = 'https://appleid.apple.com';
+
+/**
+ * The issuer Microsoft's discovery documents name: a template for the multi-tenant endpoints
+ * (every work or school tenant signs its own ID tokens), the consumer tenant for `consumers`.
+ */
+const TENANT_PLACEHOLDER = '{tenantid}';
+const MICROSOFT_ISSUERS: Record<string, string> = {
+  common: `https://login.microsoftonline.com/${TENANT_PLACEHOLDER}/v2.0`,
+  organizations: `https://login.microsoftonline.com/${TENANT_PLACEHOLDER}/v2.0`,
+  consumers: 'https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0',
+};
+const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Per tenant, the template's metadata with the tenant's issuer, each kept (oauth4webapi caches a
+ * JWKS per metadata object, so a tenant's sign-ins share one fetch).
+ */
+function tenantServers(template: oauth.AuthorizationServer) {
+  const byTenant = new Map<string, oauth.AuthorizationServer>();
+  return (tid: string): oauth.AuthorizationServer => {
+    if (!TENANT_ID.test(tid)) throw providerError('the ID token names no tenant');
+    let as = byTenant.get(tid);
+    if (!as) {
+      if (byTenant.size >= 1000) byTenant.clear();
+      as = { ...template, issuer: template.issuer.replace(TENANT_PLACEHOLDER, tid) };
+      byTenant.set(tid, as);
+    }
+    return as;
+  };
+}
 /** How long discovered metadata is trusted before it is read again (JWKS follow their own keys). */
 const DISCOVERY_SECONDS = 3600;
 
@@ -97,14 +132,21 @@ export function providerRuntimes(vault: KeyVault, calls: ProviderCalls) {
     checkUrl(as.userinfo_endpoint, 'UserInfo endpoint');
   }
 
-  async function discover(issuer: string, now: number): Promise<oauth.AuthorizationServer> {
+  async function discover(
+    issuer: string,
+    now: number,
+    expected = issuer,
+  ): Promise<oauth.AuthorizationServer> {
     const known = discovered.get(issuer);
     if (known && known.until > now) return known.as;
     checkUrl(issuer, 'issuer');
     const url = new URL(issuer);
     let as: oauth.AuthorizationServer;
     try {
-      as = await oauth.processDiscoveryResponse(url, await oauth.discoveryRequest(url, requestOptions()));
+      as = await oauth.processDiscoveryResponse(
+        new URL(expected),
+        await oauth.discoveryRequest(url, requestOptions()),
+      );
     } catch (error) {
       throw providerError('its OpenID Connect discovery document could not be read', error);
     }
@@ -147,8 +189,10 @@ export function providerRuntimes(vault: KeyVault, calls: ProviderCalls) {
         return discover(p.issuer, now);
       case 'google':
         return discover('https://accounts.google.com', now);
-      case 'microsoft':
-        return discover(`https://login.microsoftonline.com/${p.tenant}/v2.0`, now);
+      case 'microsoft': {
+        const issuer = `https://login.microsoftonline.com/${p.tenant}/v2.0`;
+        return discover(issuer, now, MICROSOFT_ISSUERS[p.tenant] ?? issuer);
+      }
       case 'apple':
         return discover(APPLE_ISSUER, now);
       case 'github': {
@@ -246,6 +290,7 @@ export function providerRuntimes(vault: KeyVault, calls: ProviderCalls) {
       } else if (p.type === 'discord') readIdentity = discordIdentity;
       return {
         as,
+        ...(as.issuer.includes(TENANT_PLACEHOLDER) ? { tenantServer: tenantServers(as) } : {}),
         client: { client_id: p.client_id },
         auth,
         oidc,

@@ -11,11 +11,18 @@ import { oauthLinkView } from '../users/service.js';
 import { resolveIdentity } from './identity-owner.js';
 import { readProviderIdentity } from './identity-read.js';
 import { hasOtherSignInMethod } from './other-methods.js';
-import type { OAuthProviderSettings } from './provider-settings.js';
 import { openProviderTokens, type ProviderTokens, sealProviderTokens } from './provider-tokens.js';
 import { type ProviderCalls, providerRuntimes } from './providers.js';
 import type { OAuthTakeFailure } from './repo.js';
-import type { OAuthAuthenticateRequest, OAuthAuthenticateResponse, StartQuery } from './schema.js';
+import type {
+  OAuthAuthenticateRequest,
+  OAuthAuthenticateResponse,
+  OAuthProviderSettings,
+  StartQuery,
+} from './schema.js';
+
+// The App's settings hold providers' secrets sealed: apps/ seals them when the settings are written.
+export { refuseSealedInput, sealProviderSecrets } from './provider-secrets.js';
 
 /** How long a started sign-in waits for its callback, and its token for `authenticate`. */
 export const STATE_SECONDS = 600;

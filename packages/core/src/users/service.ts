@@ -2,13 +2,23 @@ import { type Channel, contactRepo } from '../contacts/channels.js';
 import { normalizeEmail, normalizePhoneNumber } from '../contacts/contact-address.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import type { OAuthLinkRecord } from '../oauth/repo.js';
 import { webauthnCredentialView } from '../shared/credential-view.js';
 import type { ContactRecord, UserRecord, UserWithMethods } from './repo.js';
 import type { CreateUserRequest, CreateUserResponse, OAuthLinkView, User } from './schema.js';
 
+/** The fields of a linked provider account (oauth/repo.ts's record) the user's view shows. */
+interface LinkFields {
+  id: string;
+  provider_id: string;
+  issuer: string;
+  subject: string;
+  email: string | null;
+  email_verified: boolean;
+  created_at: number;
+}
+
 /** A linked provider account as the user's view lists it. */
-export const oauthLinkView = (l: OAuthLinkRecord): OAuthLinkView => ({
+export const oauthLinkView = (l: LinkFields): OAuthLinkView => ({
   link_id: l.id,
   provider_id: l.provider_id,
   issuer: l.issuer,
@@ -30,7 +40,7 @@ export function userService(k: Kernel) {
       wallets,
       webauthn_credentials: credentials,
     }: UserWithMethods,
-    links: OAuthLinkRecord[] = [],
+    links: LinkFields[] = [],
   ): User {
     return {
       user_id: user.id,

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { isPublicAddress, isPublicHost, literalAddress } from './url-policy.js';
+import { isPublicAddress, isPublicHost, literalAddress } from '../shared/public-host.js';
 
 /** One signed webhook POST, as the delivery worker hands it over. */
 export interface WebhookPost {

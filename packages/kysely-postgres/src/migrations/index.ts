@@ -15,6 +15,7 @@ import * as sessionTokenHash from './0013_session_token_hash.js';
 import * as passwords from './0014_passwords.js';
 import * as walletTransactions from './0015_wallet_transactions.js';
 import * as sessionRevocations from './0016_session_revocations.js';
+import * as oauth from './0017_oauth.js';
 
 /**
  * A migration, run against the storage's schema. `schema` (undefined: the search path) is for the
@@ -47,4 +48,5 @@ export const migrations: Record<string, LatchkeyMigration> = {
   '0014_passwords': passwords,
   '0015_wallet_transactions': walletTransactions,
   '0016_session_revocations': sessionRevocations,
+  '0017_oauth': oauth,
 };
