@@ -30,6 +30,7 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/auth/sessions/authenticate': { session_token: 'lks_x' },
   'POST /v1/auth/magic_links/email/login_or_create': { email: 'valid@example.com' },
   'POST /v1/auth/magic_links/authenticate': { token: 'not-a-real-token' },
+  'POST /v1/auth/oauth/authenticate': { token: 'not-a-real-token' },
   'POST /v1/auth/passwords/create': { email: 'new@example.com', password: 'plum-ledger-quartz-harbor-91' },
   'POST /v1/auth/passwords/authenticate': { email: 'a@example.com', password: 'pw' },
   'POST /v1/auth/passwords/email/reset/start': { email: 'a@example.com' },

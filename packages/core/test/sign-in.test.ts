@@ -330,7 +330,7 @@ describe('the Factor schema', () => {
     expect(factorSchema.safeParse({ ...sms, type: 'password' }).success).toBe(false);
   });
 
-  it('is one of eight shapes in the OpenAPI document, with the spec phone-number method fields', () => {
+  it('is one of nine shapes in the OpenAPI document, with the spec phone-number method fields', () => {
     const doc = createLatchkey({ storage: memoryStorage(), secret: TEST_SECRET }).openapi() as {
       components: { schemas: Record<string, { oneOf?: { $ref: string }[]; properties?: object }> };
     };
@@ -344,6 +344,7 @@ describe('the Factor schema', () => {
       'WebAuthnFactor',
       'PasswordFactor',
       'WalletFactor',
+      'OAuthFactor',
     ]);
     expect(Object.keys(schemas.PhoneNumberFactorMethod?.properties ?? {}).sort()).toEqual(
       ['last_verified_at', 'method_id', 'method_type', 'phone_number', 'phone_number_id'].sort(),

@@ -7,8 +7,8 @@ import type { OAuthFlowRecord } from './repo.js';
 interface ReadOptions {
   redirectUri: string;
   requestOptions: () => Record<string | symbol, unknown>;
-  /** Called when the ID token's key was not among the provider's: its cached metadata may be stale. */
-  onKeyFailure: () => void;
+  /** The provider's runtime with its metadata (and so its JWKS) read afresh. */
+  refreshed: () => Promise<ProviderRuntime>;
 }
 
 /** oauth4webapi's codes: which of its failures is the provider's answer (not the network). */
@@ -16,9 +16,33 @@ const describe = (error: unknown): string => {
   if (error instanceof oauth.ResponseBodyError) return `the provider answered ${error.error}`;
   if (error instanceof oauth.AuthorizationResponseError) return `the provider answered ${error.error}`;
   if (error instanceof oauth.OperationProcessingError) return error.message;
+  if (error instanceof oauth.UnsupportedOperationError)
+    return `the ID token is signed in a way not accepted (${error.message})`;
   if (error instanceof Error && error.name === 'TimeoutError') return 'the provider did not answer in time';
   return 'the provider could not be reached';
 };
+
+const isKeyMiss = (error: unknown) =>
+  error instanceof oauth.OperationProcessingError && error.code === oauth.KEY_SELECTION;
+
+/**
+ * The ID token's signature by the provider's published keys. oauth4webapi reads a JWKS at most
+ * once a minute per metadata object, so a key the provider began using since is looked up once
+ * more in keys read afresh (a rotation costs one sign-in one extra fetch, not a failure).
+ */
+async function checkSignature(
+  as: oauth.AuthorizationServer,
+  response: Response,
+  o: ReadOptions,
+  fresh: () => Promise<oauth.AuthorizationServer>,
+): Promise<void> {
+  try {
+    await oauth.validateApplicationLevelSignature(as, response, o.requestOptions());
+  } catch (error) {
+    if (!isKeyMiss(error)) throw error;
+    await oauth.validateApplicationLevelSignature(await fresh(), response, o.requestOptions());
+  }
+}
 
 /** The `tid` an ID token names, read before it is checked (which needs the tenant's issuer). */
 async function tenantOf(response: Response): Promise<string> {
@@ -77,7 +101,10 @@ export async function readProviderIdentity(
       requireIdToken: true,
     });
     // oauth4webapi leaves the ID token's signature to the caller (TLS may vouch for it): checked here.
-    await oauth.validateApplicationLevelSignature(checkedBy, response, o.requestOptions());
+    await checkSignature(checkedBy, response, o, async () => {
+      const fresh = await o.refreshed();
+      return fresh.tenantServer ? fresh.tenantServer(await tenantOf(response)) : fresh.as;
+    });
     const claims = oauth.getValidatedIdTokenClaims(tokens);
     if (!claims) throw new TypeError('requireIdToken leaves no response without claims.');
     let email = typeof claims.email === 'string' ? claims.email : undefined;
@@ -100,8 +127,6 @@ export async function readProviderIdentity(
     };
   } catch (error) {
     if (error instanceof LatchkeyError) throw error;
-    if (error instanceof oauth.OperationProcessingError && error.code === oauth.KEY_SELECTION)
-      o.onKeyFailure();
     throw new LatchkeyError(
       'oauth_provider_error',
       `The provider's answer was refused: ${describe(error)}.`,

@@ -184,17 +184,10 @@ export function providerRuntimes(vault: KeyVault, calls: ProviderCalls) {
   }
 
   async function serverOf(p: OAuthProviderSettings, now: number): Promise<oauth.AuthorizationServer> {
+    const issuer = discoveredIssuer(p);
+    if (issuer !== undefined)
+      return discover(issuer, now, p.type === 'microsoft' ? (MICROSOFT_ISSUERS[p.tenant] ?? issuer) : issuer);
     switch (p.type) {
-      case 'oidc':
-        return discover(p.issuer, now);
-      case 'google':
-        return discover('https://accounts.google.com', now);
-      case 'microsoft': {
-        const issuer = `https://login.microsoftonline.com/${p.tenant}/v2.0`;
-        return discover(issuer, now, MICROSOFT_ISSUERS[p.tenant] ?? issuer);
-      }
-      case 'apple':
-        return discover(APPLE_ISSUER, now);
       case 'github': {
         const base = (p.base_url ?? 'https://github.com').replace(/\/+$/, '');
         const as = {
@@ -205,7 +198,7 @@ export function providerRuntimes(vault: KeyVault, calls: ProviderCalls) {
         checkEndpoints(as);
         return as;
       }
-      case 'discord':
+      default:
         return {
           issuer: 'https://discord.com',
           authorization_endpoint: 'https://discord.com/oauth2/authorize',
@@ -302,14 +295,31 @@ export function providerRuntimes(vault: KeyVault, calls: ProviderCalls) {
       };
     },
 
-    /** Forgets an issuer's metadata (and so its JWKS) after a failure that may be a rotation. */
-    forget(issuer: string) {
-      discovered.delete(issuer);
+    /** Forgets a provider's discovered metadata (and so its JWKS): the next runtime reads them afresh. */
+    forget(p: OAuthProviderSettings) {
+      const issuer = discoveredIssuer(p);
+      if (issuer !== undefined) discovered.delete(issuer);
     },
   };
 }
 
 export type ProviderRuntimes = ReturnType<typeof providerRuntimes>;
+
+/** Where an OpenID Connect provider's metadata is discovered from; undefined for plain OAuth 2.0. */
+function discoveredIssuer(p: OAuthProviderSettings): string | undefined {
+  switch (p.type) {
+    case 'oidc':
+      return p.issuer;
+    case 'google':
+      return 'https://accounts.google.com';
+    case 'microsoft':
+      return `https://login.microsoftonline.com/${p.tenant}/v2.0`;
+    case 'apple':
+      return APPLE_ISSUER;
+    default:
+      return undefined;
+  }
+}
 
 /** Apple's client secret: a short-lived ES256 JWT signed with the App's Sign in with Apple key. */
 async function appleClientSecret(p: Extract<OAuthProviderSettings, { type: 'apple' }>, pem: string) {

@@ -75,9 +75,9 @@ export function oauthService(k: Kernel, sessions: SessionService, options: OAuth
      * nonce and PKCE verifier (single use, 10 minutes) and answers the provider's URL to go to.
      */
     async start(appId: string, providerId: string, query: StartQuery): Promise<{ url: string }> {
-      const redirectUri = callbackUrl();
       const app = await k.app(appId);
       const provider = providerOf(app.settings, providerId);
+      const redirectUri = callbackUrl();
       const r = app.settings.redirect_urls;
       const login = chooseRedirect(query.login_redirect_url, r.default_login, r.login, 'login_redirect_url');
       const signup = chooseRedirect(
@@ -170,7 +170,10 @@ export function oauthService(k: Kernel, sessions: SessionService, options: OAuth
         const { identity, tokens } = await readProviderIdentity(runtime, params, state, flow, {
           redirectUri: callbackUrl(),
           requestOptions: runtimes.requestOptions,
-          onKeyFailure: () => runtimes.forget(runtime.as.issuer),
+          refreshed: () => {
+            runtimes.forget(provider);
+            return runtimes.runtime(flow.app_id, flow.provider_id, provider, now);
+          },
         });
         const owner = await resolveIdentity(k, flow.app_id, flow.provider_id, identity, {
           linkUserId: flow.link_user_id,
