@@ -19,6 +19,12 @@ export interface ServerConfig {
    * for a receiver on this machine in development; never on a server that hosts other people's Apps.
    */
   webhooksAllowPrivateTargets: boolean;
+  /**
+   * OAuth providers may be `http` on loopback and private addresses
+   * (`LATCHKEY_OAUTH_ALLOW_INSECURE_ISSUERS=1`), for a provider on this machine in development or a
+   * test; otherwise every issuer and endpoint must be `https`.
+   */
+  oauthAllowInsecureIssuers: boolean;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -35,6 +41,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     redisUrl: env.LATCHKEY_REDIS_URL || undefined,
     chains: chainsFromEnv(env),
     webhooksAllowPrivateTargets: flagFromEnv(env, 'LATCHKEY_WEBHOOKS_ALLOW_PRIVATE_TARGETS'),
+    oauthAllowInsecureIssuers: flagFromEnv(env, 'LATCHKEY_OAUTH_ALLOW_INSECURE_ISSUERS'),
   };
 }
 

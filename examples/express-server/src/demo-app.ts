@@ -1,12 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppKeys, Latchkey } from '@latchkey/core';
+import { OAUTH_PAGE } from './oauth-page.js';
 import { MAGIC_LINK_PAGE, RESET_PASSWORD_PAGE } from './pages.js';
 import { readJsonWhenComplete } from './secrets.js';
 
 /**
  * The settings that make every flow of the example work on localhost out of the box: magic
- * links and password reset links lead to the server's own pages, the sign-in page may sign up
+ * links and password reset links lead to the server's own pages, OAuth sign-ins may land on its
+ * `/oauth` page (the providers are the operator's to add), the sign-in page may sign up
  * by password with the public token, and `localhost` (any port) is a WebAuthn relying party.
  * Applied at every start, since the port may change.
  */
@@ -14,19 +16,24 @@ export async function configureDemoApp(latchkey: Latchkey, appId: string, server
   const app = await latchkey.apps.get(appId);
   const page = `${serverUrl}${MAGIC_LINK_PAGE}`;
   const reset = `${serverUrl}${RESET_PASSWORD_PAGE}`;
-  await latchkey.apps.updateSettings(appId, {
-    ...app.settings,
+  // OAuth lands on the origin the sign-in started from (its PKCE verifier is in that origin's
+  // sessionStorage): the server's own, and localhost, where passkeys are tried.
+  const oauth = [...new Set([serverUrl, `http://localhost:${new URL(serverUrl).port}`])].map(
+    (origin) => `${origin}${OAUTH_PAGE}`,
+  );
+  // A merge patch of these fields alone: whatever else the operator set (OAuth providers, whose
+  // secrets are write-only) stays as it is.
+  await latchkey.apps.patchSettings(appId, {
     redirect_urls: {
-      login: [page],
-      signup: [page],
+      login: [page, ...oauth],
+      signup: [page, ...oauth],
       default_login: page,
       default_signup: page,
       reset_password: [reset],
       default_reset_password: reset,
     },
-    passwords: { ...app.settings.passwords, public_signup: true },
+    passwords: { public_signup: true },
     webauthn: {
-      ...app.settings.webauthn,
       allowed_domains: [...new Set([...app.settings.webauthn.allowed_domains, 'localhost'])],
     },
   });

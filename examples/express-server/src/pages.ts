@@ -1,5 +1,6 @@
 import type { AppKeys } from '@latchkey/core';
 import { type Router as ExpressRouter, Router } from 'express';
+import { oauthButtonsBody, oauthButtonsScript } from './oauth-page.js';
 import { clientPage } from './page-layout.js';
 
 export const MAGIC_LINK_PAGE = '/magic-link';
@@ -41,6 +42,7 @@ const signInBody = `<p>The API is under <code>/v1</code> (see <a href="/v1/opena
 <button id="totp-enrol">Set up</button> <img id="totp-qr" alt="" width="160"> <code id="totp-secret"></code><br>
 <input id="totp-code" placeholder="code or recovery code"> <button id="totp-verify">Activate</button> <button id="totp-authenticate">Verify code</button> <button id="totp-recover">Use recovery code</button></section>
 <section><h2>Wallet</h2><button id="eth-signin">Sign in with Ethereum</button> <button id="sol-signin">Sign in with Solana</button></section>
+${oauthButtonsBody}
 <section><h2>Session</h2><button id="refresh">Refresh</button> <button id="signout">Sign out</button></section>`;
 
 // The sign-ins report this browser's user agent, so that /sessions can name each device.
@@ -80,6 +82,7 @@ run('sol-signin', () => {
   if (!window.solana) throw Object.assign(new Error('No Solana wallet in this browser.'), { status: 0, error_type: 'no_wallet' });
   return lk.wallets.solana.signIn(window.solana);
 }, 'signed-in');
+${oauthButtonsScript}
 run('refresh', () => lk.session.refresh(), 'refreshed');
 run('signout', async () => {
   await lk.session.signOut();

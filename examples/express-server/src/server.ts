@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { serveAdminSocket } from '@latchkey/cli';
@@ -20,6 +20,7 @@ import { clientBundle } from './client-bundle.js';
 import type { ServerConfig } from './config.js';
 import { configureDemoApp, loadOrCreateDemoApp } from './demo-app.js';
 import { demoRateLimit } from './demo-rate-limit.js';
+import { oauthPages } from './oauth-page.js';
 import { demoPages } from './pages.js';
 import { passkeysPage } from './passkeys-page.js';
 import { loadOrCreateSecrets } from './secrets.js';
@@ -40,6 +41,21 @@ export const outboxPath = (config: Pick<ServerConfig, 'dataDir'>) =>
 
 /** Builds Latchkey from the config and serves it at the root of an Express app. */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
+  // Bound before Latchkey is built: the OAuth callback URL, which Latchkey is given and providers
+  // are told, holds the port (PORT=0 picks one). No handler answers until the app is ready below,
+  // and nobody knows the port before the banner.
+  const server = await listen(config);
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  try {
+    return await serve(server, url, config);
+  } catch (err) {
+    await new Promise((resolve) => server.close(resolve));
+    throw err;
+  }
+}
+
+async function serve(server: Server, url: string, config: ServerConfig): Promise<RunningServer> {
   const { secret, vault_key } = await loadOrCreateSecrets(config.dataDir);
   const { storage, description } = await openStorage(config);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
@@ -56,6 +72,13 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     // Webhooks reach only public addresses (each name resolved once, and connected to as checked)
     // unless LATCHKEY_WEBHOOKS_ALLOW_PRIVATE_TARGETS=1 lets a receiver on this machine have them.
     webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets },
+    // Providers send the browser back here, whichever App and provider: the one URL to register
+    // with each. http providers only on loopback or private addresses, and only when
+    // LATCHKEY_OAUTH_ALLOW_INSECURE_ISSUERS=1.
+    oauth: {
+      callbackUrl: `${url}/v1/auth/oauth/callback`,
+      allowInsecureIssuers: config.oauthAllowInsecureIssuers,
+    },
   });
   // Listening for revoked sessions before serving, so the first jwt-mode checks need no storage
   // read; /v1/health reports the channel's state (`live`, or `lost` during a database outage).
@@ -74,6 +97,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   app.use(demoPages(demo.keys));
   app.use(passkeysPage(demo.keys));
   app.use(sessionsPage(demo.keys));
+  app.use(oauthPages(latchkey, demo.keys));
   app.use(accountRoutes(latchkey, demo.keys));
   // What no route took is answered by Latchkey's own 404, like every other answer here: JSON.
   app.use(latchkeyRouter(latchkey, { fallthrough: false }));
@@ -81,11 +105,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // the documented JSON error shape, never Express's HTML page with a stack trace.
   app.use(latchkeyErrorHandler({ all: true }));
 
-  const server = await listen(app, config);
+  server.on('request', app);
   let closing: Promise<void> | undefined;
   const admin = config.databaseUrl ? undefined : await serveAdminSocket(latchkey, config.dataDir);
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
   await configureDemoApp(latchkey, demo.keys.app_id, url);
   // Every server process sends webhooks; deliveries are leased, so they never send one twice.
   const stopDelivery = latchkey.webhooks.startDelivery({ intervalMs: 1000 });
@@ -134,10 +156,13 @@ async function connectRedis(url: string): Promise<Redis> {
   return redis;
 }
 
-function listen(app: express.Express, config: ServerConfig): Promise<Server> {
+function listen(config: ServerConfig): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(config.port, config.host, (err?: Error) =>
-      err ? reject(err) : resolve(server),
-    );
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
   });
 }

@@ -10,14 +10,18 @@ import {
 
 /**
  * One example server for the whole test file, on the storage the run targets (PGlite, or a
- * throwaway Postgres schema with DATABASE_URL), stopped and cleaned up after the file.
+ * throwaway Postgres schema with DATABASE_URL) with `env` added, stopped and cleaned up after the
+ * file.
  */
-export function serverForFile(): { server(): SpawnedServer; target(): StorageTarget } {
+export function serverForFile(env: Record<string, string> = {}): {
+  server(): SpawnedServer;
+  target(): StorageTarget;
+} {
   let server: SpawnedServer | undefined;
   let target: StorageTarget | undefined;
   beforeAll(async () => {
     target = storageTarget();
-    server = await spawnServer(await newDataDir(), target.env);
+    server = await spawnServer(await newDataDir(), { ...target.env, ...env });
   });
   afterAll(async () => {
     await stopAllServers();

@@ -38,6 +38,7 @@ const SERVER_VARIABLES = [
   'LATCHKEY_SECRET',
   'LATCHKEY_VAULT_KEY',
   'LATCHKEY_WEBHOOKS_ALLOW_PRIVATE_TARGETS',
+  'LATCHKEY_OAUTH_ALLOW_INSECURE_ISSUERS',
 ];
 
 /** `process.env` without the example's variables, plus `env` (an undefined value leaves one unset). */

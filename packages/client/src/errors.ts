@@ -4,11 +4,40 @@ import type { components } from './generated/openapi.js';
 export type ServerErrorType = components['schemas']['Error']['error_type'];
 
 /**
- * `network_error` when no answer came (offline, CORS refused, DNS) and `invalid_response` when the
- * answer was not Latchkey's JSON error body (a proxy's HTML page): the client's own two, so
- * `error_type` is always one closed set.
+ * The `error` codes an authorization server may send back to the redirect (RFC 6749 §4.1.2.1 and
+ * OpenID Connect Core §3.1.2.6), which Latchkey's callback passes on as the provider gave them.
+ * `access_denied` is the user choosing "Cancel" on the provider's page.
  */
-export type ClientErrorType = ServerErrorType | 'network_error' | 'invalid_response';
+export type OAuthRedirectErrorType =
+  | 'invalid_request'
+  | 'unauthorized_client'
+  | 'access_denied'
+  | 'unsupported_response_type'
+  | 'invalid_scope'
+  | 'server_error'
+  | 'temporarily_unavailable'
+  | 'interaction_required'
+  | 'login_required'
+  | 'account_selection_required'
+  | 'consent_required'
+  | 'invalid_request_uri'
+  | 'invalid_request_object'
+  | 'request_not_supported'
+  | 'request_uri_not_supported'
+  | 'registration_not_supported';
+
+/**
+ * `network_error` when no answer came (offline, CORS refused, DNS), `invalid_response` when the
+ * answer was not Latchkey's JSON error body (a proxy's HTML page), `pkce_unavailable` where the page
+ * has no WebCrypto (not a secure context), and the OAuth redirect's own codes: the client's own,
+ * so `error_type` is always one closed set.
+ */
+export type ClientErrorType =
+  | ServerErrorType
+  | OAuthRedirectErrorType
+  | 'network_error'
+  | 'invalid_response'
+  | 'pkce_unavailable';
 
 /** One error for every failed call: the server's error body, typed. */
 export class LatchkeyClientError extends Error {

@@ -1,5 +1,6 @@
 import { createClientCore, type LatchkeyClientOptions } from './client.js';
 import { magicLinks } from './magic-links.js';
+import { oauth } from './oauth.js';
 import { otps } from './otps.js';
 import { passkeys } from './passkeys.js';
 import { passwords } from './passwords.js';
@@ -11,9 +12,11 @@ export {
   type ClientErrorType,
   isLatchkeyClientError,
   LatchkeyClientError,
+  type OAuthRedirectErrorType,
   type ServerErrorType,
 } from './errors.js';
 export type { components, PublicRoute, paths } from './generated/openapi.js';
+export type { OAuthAuthenticateOptions, OAuthStartOptions } from './oauth.js';
 export type { SessionChange, SessionPersistence, SessionState } from './session-store.js';
 export { type TotpEnrolment, totpEnrolment } from './totp.js';
 export type { BodyOf, CallOptions, ResponseOf, Route } from './transport.js';
@@ -31,6 +34,7 @@ export function createLatchkeyClient(options: LatchkeyClientOptions & { totpPath
     session,
     otps: otps(core),
     magicLinks: magicLinks(core),
+    oauth: oauth(core),
     passkeys: passkeys(core),
     totp: totp(core, options.totpPath),
     wallets: wallets(core),

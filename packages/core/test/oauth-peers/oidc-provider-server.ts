@@ -34,6 +34,12 @@ export interface OidcProviderOptions {
   refreshTokens?: boolean;
   /** Access token lifetime in seconds (oidc-provider's default is an hour). */
   accessTokenTtl?: number;
+  /**
+   * oidc-provider's own login and consent pages (its devInteractions: any password, the login is
+   * the account id) for a real browser to fill in, instead of the test's interaction endpoint;
+   * `signInAs` does not drive them.
+   */
+  pages?: boolean;
 }
 
 export interface SignInOptions {
@@ -98,7 +104,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
   const server = createServer((req, res) => {
     requests.push({ method: req.method ?? 'GET', path: req.url ?? '/' });
     const interaction = INTERACTION.exec(new URL(req.url ?? '/', 'http://x').pathname);
-    if (interaction && provider) {
+    if (interaction && provider && !options.pages) {
       answerInteraction(provider, req, res).catch((err) => {
         res.writeHead(500, { 'content-type': 'text/plain' }).end(String(err));
       });
@@ -123,8 +129,10 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
       cookies: { keys: cookieKeys },
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
       conformIdTokenClaims: !options.claimsInIdToken,
-      features: { devInteractions: { enabled: false }, userinfo: { enabled: true } },
-      interactions: { url: (_ctx: unknown, i: { uid: string }) => `/interaction/${i.uid}` },
+      features: { devInteractions: { enabled: Boolean(options.pages) }, userinfo: { enabled: true } },
+      ...(options.pages
+        ? {}
+        : { interactions: { url: (_ctx: unknown, i: { uid: string }) => `/interaction/${i.uid}` } }),
       issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) =>
         Boolean(options.refreshTokens) && client.grantTypeAllowed('refresh_token'),
       ttl: { AccessToken: options.accessTokenTtl ?? 3600 },
