@@ -6,6 +6,7 @@ import { requireSession } from '@latchkey/express';
 import express from 'express';
 import pg from 'pg';
 import { hostSessionApp } from './host-session-app.js';
+import { mountSignInCeiling } from './sign-in-ceiling.js';
 
 /**
  * A host Express app with Latchkey embedded, its own routes behind `requireSession`: `/jwt/me`
@@ -22,6 +23,7 @@ app.disable('x-powered-by');
 app.get('/plain', (_req, res) => {
   res.json({ status: 'ok' });
 });
+let signInCeiling: { close: () => Promise<unknown> } | undefined;
 // Token mode's ceiling: the one indexed read of the session row by its token's hash that a token
 // check cannot avoid, on a pool of its own, and nothing else (Postgres only).
 if (process.env.DATABASE_URL) {
@@ -38,6 +40,7 @@ if (process.env.DATABASE_URL) {
     const found = await pool.query({ ...read, values: [app_id, token_hash] });
     res.json({ user_id: (found.rows[0] as { user_id: string }).user_id });
   });
+  signInCeiling = await mountSignInCeiling(app, pool);
 }
 app.get('/jwt/me', requireSession(host.latchkey, { app_id: host.appId, mode: 'jwt' }), who);
 app.get('/token/me', requireSession(host.latchkey, { app_id: host.appId, mode: 'token' }), who);
@@ -49,5 +52,5 @@ const server = app.listen(0, '127.0.0.1', () => {
 });
 process.on('SIGTERM', () => {
   server.close();
-  host.close().finally(() => process.exit(0));
+  Promise.allSettled([signInCeiling?.close(), host.close()]).finally(() => process.exit(0));
 });

@@ -182,6 +182,11 @@ try {
             name: 'host Express route, ceiling of token mode: one indexed session read',
             url: `${host.info.url}/ceiling/token`,
           },
+          {
+            name: 'sign-in ceiling (oauth): one proof spent, one session inserted, one ES256 JWT',
+            url: `${host.info.url}/ceiling/sign-in`,
+            method: 'POST' as const,
+          },
         ]
       : []),
     ...peerTargets,
