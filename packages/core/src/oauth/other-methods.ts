@@ -11,21 +11,20 @@ export async function hasOtherSignInMethod(
   userId: string,
   exceptLinkId: string,
 ): Promise<boolean> {
-  const [emails, phones, passkeys, password, links, wallets] = await Promise.all([
-    k.storage.emails.listByUser(appId, userId),
-    k.storage.phoneNumbers.listByUser(appId, userId),
-    k.storage.webauthn.listByUser(appId, userId),
+  // The user's methods in one read where the storage has one (as GET user reads them).
+  const [methods, password, links] = await Promise.all([
+    k.storage.users.getWithMethods(appId, userId),
     k.storage.passwords.get(appId, userId),
     k.storage.oauth.listLinks(appId, userId),
-    k.storage.wallets.list(appId, { userId, limit: 1000 }),
   ]);
+  if (!methods) return false;
   return (
-    emails.length > 0 ||
-    phones.length > 0 ||
-    passkeys.length > 0 ||
+    methods.emails.length > 0 ||
+    methods.phone_numbers.length > 0 ||
+    methods.webauthn_credentials.length > 0 ||
     password !== null ||
     links.some((l) => l.id !== exceptLinkId) ||
     // Latchkey holds no key for an external wallet: only wallet sign-in adds one.
-    wallets.wallets.some((w) => w.key_source === 'external')
+    methods.wallets.some((w) => w.key_source === 'external')
   );
 }

@@ -87,9 +87,6 @@ const unlink = createRoute({
   },
 });
 
-/** Callbacks leave no trace in the browser's history or a Referer: the token rides the next redirect. */
-const noStore = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
-
 export function registerOAuthRoutes(app: HttpApp, oauth: OAuthService) {
   app.openapi(start, async (c) => {
     const { url } = await oauth.start(
@@ -97,16 +94,16 @@ export function registerOAuthRoutes(app: HttpApp, oauth: OAuthService) {
       c.req.valid('param').provider_id,
       c.req.valid('query'),
     );
-    return c.body(null, 302, { location: url, ...noStore });
+    return c.body(null, 302, { location: url });
   });
   app.openapi(callbackGet, async (c) => {
     const { location } = await oauth.callback(new URL(c.req.url).searchParams);
-    return c.body(null, 302, { location, ...noStore });
+    return c.body(null, 302, { location });
   });
   app.openapi(callbackPost, async (c) => {
     const { location } = await oauth.callback(new URLSearchParams(await c.req.text()));
     // 303: the browser follows a form post's answer with a GET.
-    return c.body(null, 303 as 302, { location, ...noStore });
+    return c.body(null, 303 as 302, { location });
   });
   app.openapi(authenticate, async (c) =>
     c.json(await oauth.authenticate(c.get('app').id, c.req.valid('json')), 200),

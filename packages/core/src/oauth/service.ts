@@ -4,7 +4,7 @@ import { type ErrorType, isLatchkeyError, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { SessionService } from '../sessions/service.js';
 import type { Factor } from '../shared/factor.js';
-import { chooseRedirect } from '../shared/redirect-url.js';
+import { chooseRedirect, withParams } from '../shared/redirect-url.js';
 import { completeSignIn } from '../sign-in/complete.js';
 import type { OAuthLinkView } from '../users/schema.js';
 import { oauthLinkView } from '../users/service.js';
@@ -43,13 +43,6 @@ const tokenFailures: Record<OAuthTakeFailure, ErrorType> = {
   used: 'oauth_token_used',
   expired: 'oauth_token_expired',
 };
-
-/** The redirect URL with these parameters added, its own query and fragment kept. */
-function redirectWith(redirect: string, params: Record<string, string>): string {
-  const url = new URL(redirect);
-  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-  return url.toString();
-}
 
 export type OAuthService = ReturnType<typeof oauthService>;
 
@@ -152,7 +145,7 @@ export function oauthService(k: Kernel, sessions: SessionService, options: OAuth
       if (!taken.ok) throw new LatchkeyError(stateFailures[taken.reason]);
       const flow = taken.flow;
       const failed = (error: string, description: string) => ({
-        location: redirectWith(flow.login_redirect_url, {
+        location: withParams(flow.login_redirect_url, {
           error,
           error_description: description.slice(0, 500),
         }),
@@ -193,7 +186,7 @@ export function oauthService(k: Kernel, sessions: SessionService, options: OAuth
           user_created: owner.userCreated,
         });
         const redirect = owner.userCreated ? flow.signup_redirect_url : flow.login_redirect_url;
-        return { location: redirectWith(redirect, { token, token_type: 'oauth' }) };
+        return { location: withParams(redirect, { token, token_type: 'oauth' }) };
       } catch (error) {
         if (!isLatchkeyError(error)) {
           k.logger.error({ err: error, app_id: flow.app_id }, 'OAuth callback failed');

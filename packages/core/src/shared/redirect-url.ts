@@ -60,12 +60,15 @@ function parse(raw: string): URL | undefined {
   return url;
 }
 
-/** The link sent: the redirect URL with `token` added, its own query and fragment kept. */
-export function withToken(redirect: string, token: string): string {
+/** The redirect URL with these query parameters set, its own query and fragment kept. */
+export function withParams(redirect: string, params: Record<string, string>): string {
   const url = new URL(redirect);
-  url.searchParams.set('token', token);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
   return url.toString();
 }
+
+/** The link sent: the redirect URL with `token` added. */
+export const withToken = (redirect: string, token: string): string => withParams(redirect, { token });
 
 /** The request's URL when allowed, else the App's default; the spec's error when there is neither. */
 export function chooseRedirect(
