@@ -52,3 +52,26 @@ export function startAnvil(chainId: number, extra: string[] = []): Promise<Anvil
     child.once('exit', (code) => reject(new Error(`anvil exited with ${code}: ${out}`)));
   });
 }
+
+interface NodeReader {
+  getTransactionCount(address: string): Promise<number>;
+  send(method: string, params: unknown[]): Promise<unknown>;
+}
+
+/**
+ * The address's mined transaction count once it reaches `expected`, or after 30 s. Anvil
+ * automines each transaction as it arrives, but one that arrives ahead of its nonce waits in the
+ * queue and is not always mined once the gap fills; a real chain keeps making blocks, so a block
+ * is mined here whenever a wait sees no progress.
+ */
+export async function minedCount(node: NodeReader, address: string, expected: number): Promise<number> {
+  let last = -1;
+  for (let i = 0; i < 300; i++) {
+    const count = await node.getTransactionCount(address);
+    if (count >= expected) return count;
+    if (count === last) await node.send('evm_mine', []);
+    last = count;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return node.getTransactionCount(address);
+}

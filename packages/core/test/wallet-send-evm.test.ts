@@ -4,7 +4,7 @@ import { memoryStorage } from '@latchkey/memory';
 import { ContractFactory, Interface, JsonRpcProvider, Wallet } from 'ethers';
 import solc from 'solc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANVIL_KEYS, type AnvilNode, startAnvil } from './anvil-node.js';
+import { ANVIL_KEYS, type AnvilNode, minedCount, startAnvil } from './anvil-node.js';
 import { expectErrorShape, testApp, testLatchkey } from './helpers.js';
 
 /**
@@ -92,13 +92,6 @@ async function fundedApp(url = node.url) {
 
 const recipient = () => Wallet.createRandom().address;
 
-/** The wallet's mined transaction count once it reaches `expected` (anvil mines just after answering), or after 30 s. */
-async function minedCount(address: string, expected: number): Promise<number> {
-  for (let i = 0; i < 300 && (await provider.getTransactionCount(address)) < expected; i++)
-    await new Promise((r) => setTimeout(r, 100));
-  return provider.getTransactionCount(address);
-}
-
 describe('sending from an ethereum wallet (anvil)', () => {
   it('fills nonce, gas and EIP-1559 fees, broadcasts, and follows the receipt', async () => {
     const { t, wallet, send, read } = await fundedApp();
@@ -176,7 +169,7 @@ describe('sending from an ethereum wallet (anvil)', () => {
     expect(results.map((r) => r.status)).toEqual(Array(100).fill(200));
     const nonces = results.map((r) => r.body.nonce).sort((a, b) => a - b);
     expect(nonces).toEqual(Array.from({ length: 100 }, (_, i) => start + i));
-    expect(await minedCount(wallet.public_address, start + 100)).toBe(start + 100);
+    expect(await minedCount(provider, wallet.public_address, start + 100)).toBe(start + 100);
     expect(await provider.getBalance(to)).toBe(100n);
   });
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { createLatchkey, type Latchkey } from '@latchkey/core';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnvilNode, startAnvil } from '../../core/test/anvil-node.js';
+import { type AnvilNode, minedCount, startAnvil } from '../../core/test/anvil-node.js';
 import { DATABASE_URL, type Harness, postgresTarget, targets } from './targets.js';
 
 /**
@@ -46,13 +46,6 @@ async function fundedWallet(latchkey: Latchkey) {
   return { keys, wallet };
 }
 
-/** The wallet's mined transaction count once it reaches `expected` (anvil mines just after answering), or after 30 s. */
-async function minedCount(address: string, expected: number): Promise<number> {
-  for (let i = 0; i < 300 && (await provider.getTransactionCount(address)) < expected; i++)
-    await new Promise((r) => setTimeout(r, 100));
-  return provider.getTransactionCount(address);
-}
-
 for (const target of targets) {
   describe(`sends on ${target.name}`, () => {
     it('50 concurrent sends from one wallet take 50 consecutive nonces, and all 50 mine', async () => {
@@ -69,7 +62,7 @@ for (const target of targets) {
           ),
         );
         expect(answers.map((a) => a.nonce).sort((a, b) => a - b)).toEqual([...Array(50).keys()]);
-        expect(await minedCount(wallet.public_address, 50)).toBe(50);
+        expect(await minedCount(provider, wallet.public_address, 50)).toBe(50);
         expect(await provider.getBalance(to)).toBe(50n);
         const page = await latchkey.walletTransactions.list(keys.app_id, wallet.id, { limit: 100 });
         expect(page.transactions).toHaveLength(50);
@@ -142,7 +135,7 @@ describe.skipIf(!DATABASE_URL)('two server processes on one Postgres', () => {
       expect([...nonces].sort((a, b) => Number(a) - Number(b))).toEqual([...Array(50).keys()]);
       // Each process got some: they really interleaved on the one sequence.
       expect(runs.every((r) => (JSON.parse(r.out) as unknown[]).length === 25)).toBe(true);
-      expect(await minedCount(wallet.public_address, 50)).toBe(50);
+      expect(await minedCount(provider, wallet.public_address, 50)).toBe(50);
       expect(await provider.getBalance(to)).toBe(50n);
     } finally {
       await h.dispose();
