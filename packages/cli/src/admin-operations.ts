@@ -1,4 +1,4 @@
-import { isLatchkeyError, type Latchkey } from '@latchkey/core';
+import { appView, isLatchkeyError, type Latchkey } from '@latchkey/core';
 
 /** What the CLI asks of Latchkey: the same calls whether a running server or the CLI itself runs them. */
 export type AdminCall =
@@ -21,10 +21,11 @@ export async function runAdminCall(latchkey: Latchkey, call: AdminCall): Promise
         created_at: a.created_at,
         updated_at: a.updated_at,
       }));
+    // Settings as `GET /v1/app` shows them: a sealed secret is shown by its hint, never its blob.
     case 'app.settings.get':
-      return (await latchkey.apps.get(call.app_id)).settings;
+      return appView(await latchkey.apps.get(call.app_id)).settings;
     case 'app.settings.set':
-      return (await latchkey.apps.patchSettings(call.app_id, call.patch)).settings;
+      return appView(await latchkey.apps.patchSettings(call.app_id, call.patch)).settings;
     case 'app.rotate_secret':
       return latchkey.apps.rotateSecretKey(call.app_id, { graceSeconds: call.grace_seconds });
     default:

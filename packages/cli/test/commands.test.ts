@@ -189,6 +189,18 @@ describe.each(targets().map((t) => [t.name, t] as const))('on %s', (_name, targe
       signup: ['https://b.example/cb'],
     });
 
+    // A provider's secret is written, and never printed back: its hint is, as GET /v1/app shows.
+    const secret = 'gh-client-secret-0123456789';
+    const provider = `{"oauth":{"providers":{"gh":{"type":"github","client_id":"Iv1.abc","client_secret":"${secret}"}}}}`;
+    const withSecret = await run(['app', 'settings', 'set', '--app', keys.app_id, provider]);
+    expect(withSecret, withSecret.stderr).toMatchObject({ code: 0 });
+    const readBack = (await run(['app', 'settings', 'get', '--app', keys.app_id])).stdout;
+    for (const printed of [withSecret.stdout, readBack]) {
+      expect(printed).not.toContain(secret);
+      expect(printed).not.toContain('_sealed');
+      expect(JSON.parse(printed).oauth.providers.gh.client_secret_hint).toEqual(expect.any(String));
+    }
+
     const notJson = await run(['app', 'settings', 'set', '--app', keys.app_id, '{"redirect_urls":']);
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toContain('the settings patch is not valid JSON');

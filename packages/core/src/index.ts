@@ -2,6 +2,7 @@ export type { ApiKeyKind, AppRecord, AppRepo } from './apps/repo.js';
 export type { AppKeys, AppSettings, AppSettingsInput, AppView, CreateAppInput } from './apps/schema.js';
 export { appSettingsSchema } from './apps/schema.js';
 export type { AppService } from './apps/service.js';
+export { appView } from './apps/service.js';
 export type { ChainClients } from './balances/chain-clients.js';
 export type { ChainEndpoint, ChainsOptions } from './balances/config.js';
 export { formatUnits, parseUnits } from './balances/decimal.js';
