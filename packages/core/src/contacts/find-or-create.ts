@@ -2,6 +2,7 @@ import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { ContactRecord, FoundOrCreated, UserRecord } from '../users/repo.js';
 import { type Channel, contactRepo } from './channels.js';
+import { newUserRecords } from './new-user-records.js';
 
 /**
  * The contact with this address and its user, both created when the App has no such address.
@@ -21,23 +22,12 @@ export async function findOrCreateByContact(
   const oneStep = repo.findOrCreateWithUser?.bind(repo);
   const existing = options.absent || oneStep ? null : await repo.findByAddress(appId, address);
   if (existing) return { contact: existing, user_created: false };
-  const now = k.now();
-  const user: UserRecord = {
-    id: k.id('user'),
-    app_id: appId,
-    name: null,
-    status: options.pending ? 'pending' : 'active',
-    created_at: now,
-    updated_at: now,
-  };
-  const contact: ContactRecord = {
-    id: k.id(channel.idPrefix),
-    app_id: appId,
-    user_id: user.id,
-    address,
-    verified_at: null,
-    created_at: now,
-  };
+  const { user, contact } = newUserRecords(
+    k,
+    appId,
+    { idPrefix: channel.idPrefix, address },
+    options.pending ? 'pending' : 'active',
+  );
   const found = oneStep ? await oneStep(user, contact) : await inTransaction(k, channel, user, contact);
   if (found.user_created) return { contact, user_created: true };
   if (found.contact) return { contact: found.contact, user_created: false };

@@ -1,8 +1,8 @@
 import { normalizeEmail } from '../contacts/contact-address.js';
+import { newUserRecords } from '../contacts/new-user-records.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { Storage } from '../ports/storage.js';
-import type { ContactRecord, UserRecord } from '../users/repo.js';
 import type { ProviderIdentity } from './providers.js';
 import type { OAuthLinkRecord } from './repo.js';
 
@@ -105,27 +105,13 @@ async function createUser(
   identity: ProviderIdentity,
   newLink: (userId: string) => OAuthLinkRecord,
 ): Promise<{ link: OAuthLinkRecord; userCreated: boolean }> {
-  const now = k.now();
-  const user: UserRecord = {
-    id: k.id('user'),
-    app_id: appId,
-    name: null,
-    status: 'active',
-    created_at: now,
-    updated_at: now,
-  };
+  // Without an address, the contact record is built and never written.
+  const { user, contact } = newUserRecords(k, appId, { idPrefix: 'email', address: address ?? '' });
   await tx.users.insert(user);
   if (address !== null) {
-    const contact: ContactRecord = {
-      id: k.id('email'),
-      app_id: appId,
-      user_id: user.id,
-      address,
-      verified_at: null,
-      created_at: now,
-    };
     const { inserted } = await tx.emails.insert(contact);
-    if (inserted && identity.email_verified) await tx.emails.markVerified(appId, contact.id, now);
+    if (inserted && identity.email_verified)
+      await tx.emails.markVerified(appId, contact.id, contact.created_at);
   }
   const { inserted, link } = await tx.oauth.insertLink(newLink(user.id));
   if (!inserted) throw new LostLinkRace(link);

@@ -3,6 +3,7 @@ import type { AppRecord } from '../apps/repo.js';
 import { channels } from '../contacts/channels.js';
 import { normalizeEmail } from '../contacts/contact-address.js';
 import { findOrCreateByContact } from '../contacts/find-or-create.js';
+import { newUserRecords } from '../contacts/new-user-records.js';
 import { toHex, utf8 } from '../crypto/encoding.js';
 import { newSecret } from '../crypto/ids.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
@@ -16,7 +17,7 @@ import { emailFactorMethod, type Factor } from '../shared/factor.js';
 import { chooseRedirect, withToken } from '../shared/redirect-url.js';
 import { factorsMeetStepUp } from '../shared/step-up-rule.js';
 import { completeSignIn, contactOwner } from '../sign-in/complete.js';
-import type { ContactRecord, UserRecord } from '../users/repo.js';
+import type { ContactRecord } from '../users/repo.js';
 import { dummyVerify, storedFromImport } from './hashing/index.js';
 import type { BreachedPasswords, PasswordHasher } from './ports.js';
 import type { PasswordChangeReason } from './repo.js';
@@ -185,23 +186,8 @@ export function passwordAuthService(
 
   /** A new user with this email (verified: no, since nothing proved it) and a password, atomically. */
   async function createUserWithPassword(appId: string, address: string, hash: string) {
-    const now = k.now();
-    const user: UserRecord = {
-      id: k.id('user'),
-      app_id: appId,
-      name: null,
-      status: 'active',
-      created_at: now,
-      updated_at: now,
-    };
-    const contact: ContactRecord = {
-      id: k.id('email'),
-      app_id: appId,
-      user_id: user.id,
-      address,
-      verified_at: null,
-      created_at: now,
-    };
+    const { user, contact } = newUserRecords(k, appId, { idPrefix: 'email', address });
+    const now = user.created_at;
     await k.storage.transaction(async (tx) => {
       await tx.users.insert(user);
       if (!(await tx.emails.insert(contact)).inserted) throw new LatchkeyError('duplicate_email');
