@@ -47,7 +47,8 @@ export function latchkey(
     const child = execFile(
       process.execPath,
       [bin, ...args],
-      { cwd, env: childEnv, timeout: 60_000 },
+      // Each run compiles the CLI under tsx and may open PGlite: on a loaded machine well over a minute.
+      { cwd, env: childEnv, timeout: 240_000 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
         resolve({ code, stdout, stderr });
