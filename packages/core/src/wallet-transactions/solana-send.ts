@@ -1,12 +1,12 @@
 import { base58, base64 } from '@scure/base';
 import type { ApiKeyKind } from '../apps/repo.js';
 import type { ResolvedOptions } from '../capability.js';
+import { decodeTransaction } from '../chains/solana-encoding.js';
 import { solanaTransactionFacts } from '../chains/solana-facts.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { WalletRecord } from '../wallets/repo.js';
 import type { WalletService } from '../wallets/service.js';
-import { decodeTransaction } from '../wallets/transaction-encoding.js';
 import type { EvmNode, NodeRefusal } from './evm-node.js';
 import type { WalletTransactionRecord } from './repo.js';
 import type { SendTransactionRequest } from './schema.js';
