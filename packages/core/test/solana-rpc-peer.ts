@@ -30,6 +30,11 @@ export interface SolanaPeer {
   swallow: boolean;
   /** When set, sendTransaction skips the preflight and executes even a failing transaction. */
   skipPreflight: boolean;
+  /**
+   * The next sendTransaction's answer is lost (HTTP 503): `before` executing it, or `after` (the
+   * transaction landed, the sender does not hear so).
+   */
+  loseNextSend: 'before' | 'after' | null;
   stop(): Promise<void>;
 }
 
@@ -66,7 +71,13 @@ const u64At = (data: { buffer: ArrayBufferLike; byteOffset: number }, at: number
 
 export async function startSolanaPeer(svm = new LiteSVM()): Promise<SolanaPeer> {
   const landed = new Map<string, Landed>();
-  const peer = { svm, received: [] as string[], swallow: false, skipPreflight: false };
+  const peer = {
+    svm,
+    received: [] as string[],
+    swallow: false,
+    skipPreflight: false,
+    loseNextSend: null as SolanaPeer['loseNextSend'],
+  };
   let slot = 1;
   const context = () => ({ slot });
 
@@ -165,6 +176,13 @@ export async function startSolanaPeer(svm = new LiteSVM()): Promise<SolanaPeer> 
     });
     req.on('end', () => {
       const request = JSON.parse(body) as { id: unknown; method: string; params: any[] };
+      const lose = request.method === 'sendTransaction' ? peer.loseNextSend : null;
+      if (lose) peer.loseNextSend = null;
+      if (lose === 'before') {
+        res.statusCode = 503;
+        res.end();
+        return;
+      }
       let answer: Record<string, unknown>;
       try {
         const method = methods[request.method];
@@ -173,6 +191,11 @@ export async function startSolanaPeer(svm = new LiteSVM()): Promise<SolanaPeer> 
       } catch (err) {
         const e = err as { code?: number; message: string };
         answer = { jsonrpc: '2.0', id: request.id, error: { code: e.code ?? -32603, message: e.message } };
+      }
+      if (lose === 'after') {
+        res.statusCode = 503;
+        res.end();
+        return;
       }
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify(answer));

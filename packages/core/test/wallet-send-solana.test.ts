@@ -42,6 +42,8 @@ describe.each(storageBackends())('sending from a solana wallet on $name storage'
     opened = await backend.open();
     ({ latchkey } = testLatchkey({
       storage: opened.storage,
+      // The chain's 502s (a lost broadcast) are reported as internal errors: kept quiet here.
+      onInternalError: () => {},
       chains: { solana: { mainnet: peer.url, testnet: peer.url }, cacheSeconds: 0 },
     }));
   });
@@ -233,6 +235,33 @@ describe.each(storageBackends())('sending from a solana wallet on $name storage'
     const again = await send(body);
     expect(again.body.transaction_id).toBe(a.body.transaction_id);
     expect(lamportsOf(to)).toBe(1_004_242n);
+  });
+
+  it('a lost broadcast answer: a send that landed is submitted; one that did not is sent again by its key, once', async () => {
+    const { send, read } = await fundedApp();
+    const to = newAddress();
+    peer.loseNextSend = 'after';
+    const landed = await send({ sol_transfer: { to, lamports: '1000000' } });
+    expect(landed.status).toBe(200);
+    expect(landed.body.status).toBe('submitted');
+    expect(lamportsOf(to)).toBe(1_000_000n);
+
+    peer.loseNextSend = 'before';
+    const body = { sol_transfer: { to, lamports: '2000000' }, idempotency_key: 'lost-1' };
+    const cut = await send(body);
+    expect(cut.status).toBe(502);
+    expect(expectErrorShape(cut).error_type).toBe('chain_unavailable');
+    expect(lamportsOf(to)).toBe(1_000_000n);
+    const received = peer.received.length;
+    const retried = await send(body);
+    expect(retried.status).toBe(200);
+    expect(retried.body.status).toBe('submitted');
+    // The same signed bytes, not new ones.
+    expect(peer.received.length).toBe(received + 1);
+    expect(lamportsOf(to)).toBe(3_000_000n);
+    expect((await send(body)).body.transaction_id).toBe(retried.body.transaction_id);
+    expect(lamportsOf(to)).toBe(3_000_000n);
+    expect((await read(retried.body.transaction_id)).body.status).toBe('confirmed');
   });
 
   it('every bad body is a 4xx with the documented shape, never a 500', async () => {
