@@ -57,9 +57,9 @@ const sendAnswer = (t: WalletTransactionRecord) => ({
 export type WalletTransactionService = ReturnType<typeof walletTransactionService>;
 
 /**
- * Sending from custodial EVM wallets (Solana: solana-send.ts): nonces from a sequence in storage, gas and fees from the
+ * Sending from custodial EVM wallets: nonces from a sequence in storage, gas and fees from the
  * node, every signature through the wallets' policy gate, and the transaction followed to its
- * receipt (docs/wallets.md, "Sending").
+ * receipt (docs/wallets.md, "Sending"). Solana bodies and rows go to solana-send.ts.
  */
 export function walletTransactionService(
   k: Kernel,
