@@ -289,15 +289,16 @@ export interface WalletTransactionsTable {
   app_id: string;
   wallet_id: string;
   chain_id: string;
-  nonce: ColumnType<string | number | bigint, number, number>;
+  /** Null for Solana (migration 0018), as are the gas columns and to_address of a sol_transaction. */
+  nonce: ColumnType<string | number | bigint | null, number | null, number | null>;
   kind: string;
   status: string;
-  to_address: string;
+  to_address: string | null;
   value: Numeric;
   data: string | null;
-  gas_limit: Numeric;
-  max_fee_per_gas: Numeric;
-  max_priority_fee_per_gas: Numeric;
+  gas_limit: NullableNumeric;
+  max_fee_per_gas: NullableNumeric;
+  max_priority_fee_per_gas: NullableNumeric;
   transaction_hash: string | null;
   raw_transaction: string | null;
   replaces: string | null;

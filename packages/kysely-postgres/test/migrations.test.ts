@@ -65,6 +65,7 @@ const ALL = [
   '0015_wallet_transactions',
   '0016_session_revocations',
   '0017_oauth',
+  '0018_solana_transactions',
 ];
 
 // "column type nullable", in table order.
@@ -321,15 +322,15 @@ const COLUMNS: Record<string, string[]> = {
     'app_id text NO',
     'wallet_id text NO',
     'chain_id text NO',
-    'nonce bigint NO',
+    'nonce bigint YES',
     'kind text NO',
     'status text NO',
-    'to_address text NO',
+    'to_address text YES',
     'value numeric NO',
     'data text YES',
-    'gas_limit numeric NO',
-    'max_fee_per_gas numeric NO',
-    'max_priority_fee_per_gas numeric NO',
+    'gas_limit numeric YES',
+    'max_fee_per_gas numeric YES',
+    'max_priority_fee_per_gas numeric YES',
     'transaction_hash text YES',
     'raw_transaction text YES',
     'replaces text YES',

@@ -61,7 +61,7 @@ for (const target of targets) {
             }),
           ),
         );
-        expect(answers.map((a) => a.nonce).sort((a, b) => a - b)).toEqual([...Array(50).keys()]);
+        expect(answers.map((a) => a.nonce).sort((a, b) => a! - b!)).toEqual([...Array(50).keys()]);
         expect(await minedCount(provider, wallet.public_address, 50)).toBe(50);
         expect(await provider.getBalance(to)).toBe(50n);
         const page = await latchkey.walletTransactions.list(keys.app_id, wallet.id, { limit: 100 });

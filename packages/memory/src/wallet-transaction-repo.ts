@@ -51,6 +51,15 @@ export function memoryWalletTransactionRepo(
       put(t);
     },
 
+    async insertOnce(t) {
+      if (t.idempotency_key !== null) {
+        const first = byKey(t.app_id, t.wallet_id, t.idempotency_key);
+        if (first) return { transaction: strip(first), created: false };
+      }
+      put(t);
+      return { transaction: copy(t), created: true };
+    },
+
     async transition(appId, id, from, patch) {
       const row = find(appId, id);
       if (!row || !from.includes(row.status)) return null;
@@ -64,6 +73,8 @@ export function memoryWalletTransactionRepo(
       if (!row || !from.includes(row.status)) return null;
       const updated: Stored = { ...row, ...patch, status: 'abandoned' };
       rows.set(id, updated);
+      // A transaction without a nonce (Solana) has none to give back.
+      if (row.nonce === null) return strip(updated);
       const key = indexKey(row.app_id, row.wallet_id, row.chain_id);
       const sequence = nonces.get(key) ?? { next: row.nonce + 1, released: [] };
       nonces.set(key, { next: sequence.next, released: [...sequence.released, row.nonce] });
@@ -103,7 +114,7 @@ export function memoryWalletTransactionRepo(
             r.chain_id === chainId &&
             (r.status === 'preparing' || r.status === 'signed'),
         )
-        .sort((a, b) => a.nonce - b.nonce)
+        .sort((a, b) => (a.nonce ?? 0) - (b.nonce ?? 0))
         .map(strip);
     },
   };

@@ -55,7 +55,7 @@ export function walletTransactionRepoCases(storage: () => Storage, parallelism =
           s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0),
         ),
       );
-      expect(taken.map((t) => t.transaction.nonce).sort((a, b) => a - b)).toEqual([...Array(30).keys()]);
+      expect(taken.map((t) => t.transaction.nonce).sort((a, b) => a! - b!)).toEqual([...Array(30).keys()]);
       expect(taken.every((t) => t.created)).toBe(true);
       // Another chain has its own sequence; the chain's count raises the floor.
       const other = await s.walletTransactions.insertWithNextNonce(
@@ -117,6 +117,47 @@ export function walletTransactionRepoCases(storage: () => Storage, parallelism =
       const found = await s.walletTransactions.findByIdempotencyKey(app.id, wallet.id, 'k1');
       expect(found?.id).toBe(results[0]!.transaction.id);
       expect(await s.walletTransactions.findByIdempotencyKey(app.id, wallet.id, 'k2')).toBeNull();
+    });
+
+    it('inserts a transaction without a nonce (Solana) once per idempotency key, whatever the race', async () => {
+      const { s, app, wallet } = await setup();
+      const solana = (key: string | null) => ({
+        ...makeWalletTransaction(app.id, wallet.id, {
+          chain_id: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+          to: null,
+          value: '1000000',
+          data: null,
+          gas_limit: null,
+          max_fee_per_gas: null,
+          max_priority_fee_per_gas: null,
+          idempotency_key: key,
+        }),
+        nonce: null,
+      });
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => s.walletTransactions.insertOnce(solana('sol-1'))),
+      );
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.transaction.id)).size).toBe(1);
+      const stored = await s.walletTransactions.get(app.id, results[0]!.transaction.id);
+      expect(stored).toMatchObject({
+        nonce: null,
+        to: null,
+        gas_limit: null,
+        max_fee_per_gas: null,
+        value: '1000000',
+      });
+      // Without a key, every insert is its own; abandoning one gives no nonce back to any sequence.
+      const a = await s.walletTransactions.insertOnce(solana(null));
+      const b = await s.walletTransactions.insertOnce(solana(null));
+      expect(a.created && b.created).toBe(true);
+      const abandoned = await s.walletTransactions.abandon(app.id, a.transaction.id, ['preparing'], {
+        error: 'refused',
+        updated_at: NOW + 1,
+      });
+      expect(abandoned).toMatchObject({ status: 'abandoned', nonce: null });
+      const evm = await s.walletTransactions.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0);
+      expect(evm.transaction.nonce).toBe(0);
     });
 
     it('moves a transaction only from the statuses named, once, and stores every field exactly', async () => {

@@ -15,6 +15,10 @@ export const walletTransactionsErrors = {
     status: 400,
     message: "The chain's node refused the signed transaction; the message gives its reason.",
   },
+  fee_payer_not_wallet: {
+    status: 400,
+    message: 'A transaction the wallet sends must name the wallet as its fee payer (the first account key).',
+  },
   transaction_not_found: { status: 404, message: 'This wallet has no transaction with this id.' },
   nonce_conflict: {
     status: 409,
@@ -24,6 +28,6 @@ export const walletTransactionsErrors = {
   transaction_not_replaceable: {
     status: 409,
     message:
-      'Only a submitted transaction, not yet confirmed, failed or replaced, can be sped up or cancelled.',
+      'Only a submitted EVM transaction, not yet confirmed, failed or replaced, can be sped up or cancelled (a Solana transaction has no nonce to replace it at).',
   },
 } as const satisfies Record<string, { status: number; message: string }>;

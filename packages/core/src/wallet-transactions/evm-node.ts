@@ -39,7 +39,7 @@ export function evmNodeFor(config: ChainsConfig, chainId: string): EvmNode {
       const settings = typeof endpoint === 'string' ? { url: endpoint } : endpoint;
       const id = settings.chainId ?? EVM_CHAIN_IDS[chain][network];
       if (String(id) !== chainId) continue;
-      return evmNode({
+      return jsonRpcNode({
         url: settings.url,
         label: `${chain} ${network} (chain ${chainId})`,
         timeoutMs: settings.timeoutMs ?? config.timeoutMs,
@@ -55,7 +55,7 @@ export function evmNodeFor(config: ChainsConfig, chainId: string): EvmNode {
   );
 }
 
-interface Endpoint {
+export interface RpcEndpoint {
   url: string;
   label: string;
   timeoutMs: number;
@@ -64,7 +64,8 @@ interface Endpoint {
   fetch: typeof fetch;
 }
 
-function evmNode(ep: Endpoint): EvmNode {
+/** A JSON-RPC 2.0 node over HTTP (EVM and Solana speak the same envelope). */
+export function jsonRpcNode(ep: RpcEndpoint): EvmNode {
   let nextId = 1;
   const once = async (method: string, params: unknown[]) => {
     const id = nextId++;

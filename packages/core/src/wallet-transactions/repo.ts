@@ -20,23 +20,28 @@ export type WalletTransactionStatus = (typeof WALLET_TRANSACTION_STATUSES)[numbe
 /** What made the transaction: a send, or a replacement of an earlier one at the same nonce. */
 export type WalletTransactionKind = 'send' | 'speed_up' | 'cancel';
 
-/** One transaction a wallet sent (EVM): amounts in wei as decimal strings. */
+/**
+ * One transaction a wallet sent. EVM: amounts in wei as decimal strings. Solana: no nonce, gas
+ * or fee caps (null), `value` the lamports the System program moves from the wallet, `to` the
+ * recipient of a `sol_transfer` (null for a `sol_transaction`).
+ */
 export interface WalletTransactionRecord {
   id: string;
   app_id: string;
   wallet_id: string;
-  /** The EVM chain id, decimal. */
+  /** The EVM chain id, decimal; or a Solana cluster's CAIP-2 id (`solana:<genesis hash prefix>`). */
   chain_id: string;
-  nonce: number;
+  /** EVM only. */
+  nonce: number | null;
   kind: WalletTransactionKind;
   status: WalletTransactionStatus;
-  to: string;
+  to: string | null;
   value: string;
   data: string | null;
-  gas_limit: string;
-  max_fee_per_gas: string;
-  max_priority_fee_per_gas: string;
-  /** Known once signed. */
+  gas_limit: string | null;
+  max_fee_per_gas: string | null;
+  max_priority_fee_per_gas: string | null;
+  /** Known once signed: the hash (EVM), the fee payer's signature in base58 (Solana). */
   transaction_hash: string | null;
   /** The signed raw transaction, kept until it is settled so it can be broadcast again after a fault. */
   raw_transaction: string | null;
@@ -93,6 +98,13 @@ export interface WalletTransactionRepo {
   ): Promise<{ transaction: WalletTransactionRecord; created: boolean }>;
   /** Inserts a replacement, which carries the nonce of the transaction it replaces. */
   insert(transaction: WalletTransactionRecord): Promise<void>;
+  /**
+   * Atomically: inserts a transaction that takes no nonce (Solana) unless the wallet already has
+   * one with its `idempotency_key`, which is then returned (`created: false`).
+   */
+  insertOnce(
+    transaction: WalletTransactionRecord,
+  ): Promise<{ transaction: WalletTransactionRecord; created: boolean }>;
   /**
    * Atomically: applies `patch` if the transaction's status is one of `from`; returns the updated
    * transaction, or null when it was not (another caller moved it first).

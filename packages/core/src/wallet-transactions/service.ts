@@ -8,6 +8,8 @@ import { type EvmNode, evmNodeFor, type NodeRefusal } from './evm-node.js';
 import { bumped, maxOf, suggestFees, withGasMargin } from './fees.js';
 import type { WalletTransactionRecord, WalletTransactionStatus } from './repo.js';
 import type { ReplaceTransactionRequest, SendTransactionRequest, WalletTransaction } from './schema.js';
+import { isSolanaChain } from './solana-node.js';
+import { solanaSender } from './solana-send.js';
 
 /**
  * A transaction left `preparing` (nonce taken, never signed) or `signed` (never acknowledged by
@@ -57,13 +59,14 @@ export type WalletTransactionService = ReturnType<typeof walletTransactionServic
 /**
  * Sending from custodial EVM wallets: nonces from a sequence in storage, gas and fees from the
  * node, every signature through the wallets' policy gate, and the transaction followed to its
- * receipt (docs/wallets.md, "Sending").
+ * receipt (docs/wallets.md, "Sending"). Solana bodies and rows go to solana-send.ts.
  */
 export function walletTransactionService(
   k: Kernel,
   deps: { chains: ResolvedOptions['chains']; signTransaction: WalletService['signTransaction'] },
 ) {
   const repo = k.storage.walletTransactions;
+  const solana = solanaSender(k, deps);
   const nodes = new Map<string, EvmNode>();
   const nodeFor = (chainId: string) => {
     let node = nodes.get(chainId);
@@ -80,13 +83,21 @@ export function walletTransactionService(
     return answer.result;
   }
 
-  async function requireSendingWallet(appId: string, walletId: string): Promise<WalletRecord> {
+  /** The wallet, when it can send `body` (the one a request gives): its type is the body's chain. */
+  async function requireSendingWallet(
+    appId: string,
+    walletId: string,
+    body: SendBody = 'eth_transaction',
+  ): Promise<WalletRecord> {
     const wallet = await k.storage.wallets.get(appId, walletId);
     if (!wallet) throw new LatchkeyError('wallet_not_found');
-    if (wallet.wallet_type !== 'ethereum')
-      throw new LatchkeyError('wallet_type_mismatch', 'Only ethereum wallets send eth_transaction.', {
-        field: 'eth_transaction',
-      });
+    const type = body === 'eth_transaction' ? 'ethereum' : 'solana';
+    if (wallet.wallet_type !== type)
+      throw new LatchkeyError(
+        'wallet_type_mismatch',
+        `Only ${type} wallets send ${body}; this is a ${wallet.wallet_type} wallet.`,
+        { field: body },
+      );
     if (wallet.is_read_only || wallet.key_source === 'external') throw new LatchkeyError('wallet_read_only');
     return wallet;
   }
@@ -130,13 +141,13 @@ export function walletTransactionService(
         {
           eth_transaction: {
             chain_id: t.chain_id,
-            to: t.to,
             value: t.value,
             ...(t.data === null ? {} : { data: t.data }),
-            nonce: String(t.nonce),
-            gas_limit: t.gas_limit,
-            max_fee_per_gas: t.max_fee_per_gas,
-            max_priority_fee_per_gas: t.max_priority_fee_per_gas,
+            nonce: String(t.nonce!),
+            gas_limit: t.gas_limit!,
+            max_fee_per_gas: t.max_fee_per_gas!,
+            max_priority_fee_per_gas: t.max_priority_fee_per_gas!,
+            to: t.to!,
             type: 'eip1559',
           },
         },
@@ -210,6 +221,7 @@ export function walletTransactionService(
 
   /** Reads the receipt of a transaction the node holds and records how it ended, if it has. */
   async function refresh(t: WalletTransactionRecord): Promise<WalletTransactionRecord> {
+    if (isSolanaChain(t.chain_id)) return solana.refresh(t);
     if (!LIVE.includes(t.status) || !t.transaction_hash) return t;
     const node = nodeFor(t.chain_id);
     const receipt = await rpc(node, 'eth_getTransactionReceipt', [t.transaction_hash]);
@@ -238,7 +250,7 @@ export function walletTransactionService(
       await rpc(node, 'eth_getTransactionCount', [wallet.public_address, 'latest']),
       'eth_getTransactionCount',
     );
-    if (mined <= BigInt(t.nonce)) return t;
+    if (mined <= BigInt(t.nonce!)) return t;
     // Mined between the two reads: the next read settles it.
     if (isRecord(await rpc(node, 'eth_getTransactionReceipt', [t.transaction_hash]))) return t;
     return (
@@ -259,18 +271,24 @@ export function walletTransactionService(
     input: ReplaceTransactionRequest,
     keyKind: ApiKeyKind,
   ) {
+    const found = await requireTransaction(appId, walletId, transactionId);
+    if (isSolanaChain(found.chain_id))
+      throw new LatchkeyError(
+        'transaction_not_replaceable',
+        'A Solana transaction has no nonce to replace it at: it lands or its blockhash expires.',
+      );
     const wallet = await requireSendingWallet(appId, walletId);
-    const original = await refresh(await requireTransaction(appId, walletId, transactionId));
+    const original = await refresh(found);
     if (original.status !== 'submitted') throw new LatchkeyError('transaction_not_replaceable');
     const node = nodeFor(original.chain_id);
     const now_ = await fees(node);
     const tip = maxOf(
-      bumped(BigInt(original.max_priority_fee_per_gas)),
+      bumped(BigInt(original.max_priority_fee_per_gas!)),
       now_.maxPriorityFeePerGas,
       BigInt(input.max_priority_fee_per_gas ?? 0),
     );
     const cap = maxOf(
-      bumped(BigInt(original.max_fee_per_gas)),
+      bumped(BigInt(original.max_fee_per_gas!)),
       now_.maxFeePerGas,
       BigInt(input.max_fee_per_gas ?? 0),
       tip,
@@ -320,8 +338,10 @@ export function walletTransactionService(
       input: SendTransactionRequest,
       { keyKind = 'secret' }: { keyKind?: ApiKeyKind } = {},
     ) {
-      const wallet = await requireSendingWallet(appId, walletId);
-      const eth = input.eth_transaction;
+      const body = sendBody(input);
+      const wallet = await requireSendingWallet(appId, walletId, body);
+      if (body !== 'eth_transaction') return sendAnswer(await solana.send(wallet, input, keyKind));
+      const eth = input.eth_transaction!;
       const node = nodeFor(eth.chain_id);
       if (input.idempotency_key !== undefined) {
         const first = await repo.findByIdempotencyKey(appId, walletId, input.idempotency_key);
@@ -428,6 +448,22 @@ export function walletTransactionService(
       { keyKind = 'secret' }: { keyKind?: ApiKeyKind } = {},
     ) => replace('cancel', appId, walletId, transactionId, input, keyKind),
   };
+}
+
+type SendBody = 'eth_transaction' | 'sol_transaction' | 'sol_transfer';
+
+/** The one body a send request gives; a clear 400 for none or several. */
+function sendBody(input: SendTransactionRequest): SendBody {
+  const given = (['eth_transaction', 'sol_transaction', 'sol_transfer'] as const).filter(
+    (b) => input[b] !== undefined,
+  );
+  if (given.length !== 1)
+    throw new LatchkeyError(
+      'missing_field',
+      'Send exactly one of eth_transaction, sol_transaction and sol_transfer.',
+      { field: given[1] ?? 'eth_transaction' },
+    );
+  return given[0]!;
 }
 
 const minOf = (a: bigint, b: bigint) => (a < b ? a : b);

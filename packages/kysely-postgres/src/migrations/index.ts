@@ -16,6 +16,7 @@ import * as passwords from './0014_passwords.js';
 import * as walletTransactions from './0015_wallet_transactions.js';
 import * as sessionRevocations from './0016_session_revocations.js';
 import * as oauth from './0017_oauth.js';
+import * as solanaTransactions from './0018_solana_transactions.js';
 
 /**
  * A migration, run against the storage's schema. `schema` (undefined: the search path) is for the
@@ -49,4 +50,5 @@ export const migrations: Record<string, LatchkeyMigration> = {
   '0015_wallet_transactions': walletTransactions,
   '0016_session_revocations': sessionRevocations,
   '0017_oauth': oauth,
+  '0018_solana_transactions': solanaTransactions,
 };

@@ -16,15 +16,15 @@ const toTransaction = (row: Selectable<WalletTransactionsTable>): WalletTransact
   app_id: row.app_id,
   wallet_id: row.wallet_id,
   chain_id: row.chain_id,
-  nonce: Number(row.nonce),
+  nonce: row.nonce === null ? null : Number(row.nonce),
   kind: row.kind as WalletTransactionRecord['kind'],
   status: row.status as WalletTransactionStatus,
   to: row.to_address,
   value: String(row.value),
   data: row.data,
-  gas_limit: String(row.gas_limit),
-  max_fee_per_gas: String(row.max_fee_per_gas),
-  max_priority_fee_per_gas: String(row.max_priority_fee_per_gas),
+  gas_limit: str(row.gas_limit),
+  max_fee_per_gas: str(row.max_fee_per_gas),
+  max_priority_fee_per_gas: str(row.max_priority_fee_per_gas),
   transaction_hash: row.transaction_hash,
   raw_transaction: row.raw_transaction,
   replaces: row.replaces,
@@ -123,6 +123,25 @@ export function kyselyWalletTransactionRepo(db: LatchkeyDb): WalletTransactionRe
       await db.insertInto('wallet_transactions').values(toRow(t)).execute();
     },
 
+    async insertOnce(t) {
+      // The partial unique index of keys decides between concurrent sends: the loser inserts nothing.
+      const inserted = await db
+        .insertInto('wallet_transactions')
+        .values(toRow(t))
+        .onConflict((oc) =>
+          oc
+            .columns(['app_id', 'wallet_id', 'idempotency_key'])
+            .where('idempotency_key', 'is not', null)
+            .doNothing(),
+        )
+        .returning('id')
+        .executeTakeFirst();
+      if (inserted) return { transaction: t, created: true };
+      const first = await byKey(db, t.app_id, t.wallet_id, t.idempotency_key!);
+      if (!first) throw new Error('wallet_transactions: an insert that conflicted found no row.');
+      return { transaction: first, created: false };
+    },
+
     async transition(appId, id, from, patch: WalletTransactionPatch) {
       const row = await db
         .updateTable('wallet_transactions')
@@ -145,7 +164,8 @@ export function kyselyWalletTransactionRepo(db: LatchkeyDb): WalletTransactionRe
           .where('status', 'in', [...from])
           .returningAll()
           .executeTakeFirst();
-        if (!row) return null;
+        // A transaction without a nonce (Solana) has none to give back.
+        if (!row || row.nonce === null) return row ? toTransaction(row) : null;
         const sequence = await trx
           .selectFrom('wallet_nonces')
           .select('released')
