@@ -96,7 +96,6 @@ export const ALLOWED = [
   'wallet-policies -> capability',
   'wallet-policies -> events',
   'wallet-policies -> kernel',
-  'wallet-policies -> wallets',
   'wallet-transactions -> apps',
   'wallet-transactions -> capability',
   'wallet-transactions -> kernel',

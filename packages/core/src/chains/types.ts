@@ -1,5 +1,20 @@
 export type WalletType = 'ethereum' | 'solana' | 'bitcoin' | 'DOT' | 'XLM';
 
+/**
+ * The same types as a list, for schemas. Kept here, below every capability, so that wallets and
+ * wallet-policies both read it and neither imports the other for it.
+ */
+export const WALLET_TYPES = [
+  'ethereum',
+  'solana',
+  'bitcoin',
+  'DOT',
+  'XLM',
+] as const satisfies readonly WalletType[];
+// The list names every type: one left out of it fails to compile here.
+type Unlisted = Exclude<WalletType, (typeof WALLET_TYPES)[number]>;
+const _everyTypeListed: [Unlisted] extends [never] ? true : Unlisted = true;
+
 /** Only bitcoin addresses and keys differ between networks; the other chains ignore it. */
 export type Network = 'mainnet' | 'testnet';
 

@@ -1,6 +1,6 @@
 import type { ApiKeyKind } from '../apps/repo.js';
 import type { EventRecord } from '../events/repo.js';
-import type { WalletType } from '../wallets/repo.js';
+import type { SigningRequest } from '../shared/signing-request.js';
 import type { PolicyRule, PolicyRuleKind } from './rules.js';
 
 /** Rules an App sets on its wallets' signatures: on every wallet (`wallet_id` null) or on one. */
@@ -87,7 +87,7 @@ export interface WalletSignatureRecord {
   app_id: string;
   wallet_id: string;
   method: 'sign_message' | 'sign_typed_data' | 'sign_transaction';
-  chain: WalletType;
+  chain: SigningRequest['chain'];
   /** Hex SHA-256 of the payload; the payload itself is not kept. */
   payload_digest: string;
   decision: SignatureDecision;

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { WALLET_TYPES } from '../wallets/repo.js';
+import { WALLET_TYPES } from '../chains/types.js';
 
 /** The signing methods a policy can name; the same names as the routes. */
 export const SIGNING_METHODS = ['sign_message', 'sign_typed_data', 'sign_transaction'] as const;

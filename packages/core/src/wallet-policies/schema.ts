@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { WALLET_TYPES } from '../chains/types.js';
 import { nextCursorSchema, pageQueryFields } from '../shared/page.js';
-import { WALLET_TYPES } from '../wallets/repo.js';
 import { policyRuleSchema, policyRulesSchema, SIGNING_METHODS } from './rules.js';
 
 const name = z.string().trim().min(1).max(200);

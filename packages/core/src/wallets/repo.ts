@@ -1,6 +1,7 @@
+import { WALLET_TYPES } from '../chains/types.js';
 import type { EventRecord } from '../events/repo.js';
 
-export const WALLET_TYPES = ['ethereum', 'solana', 'bitcoin', 'DOT', 'XLM'] as const;
+export { WALLET_TYPES };
 export type WalletType = (typeof WALLET_TYPES)[number];
 
 /** Where a wallet's key lives. */
