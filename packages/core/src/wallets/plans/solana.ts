@@ -1,5 +1,5 @@
+import { decodeTransaction, encodeTransaction } from '../../chains/solana-encoding.js';
 import { LatchkeyError } from '../../errors.js';
-import { decodeTransaction, encodeTransaction } from '../transaction-encoding.js';
 import { type ChainSigning, digest, loadSigning, transactionPlanner } from './plan.js';
 
 /** Solana: ed25519 off-chain messages, legacy and v0 transactions the wallet signs. */
