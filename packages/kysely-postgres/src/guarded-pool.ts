@@ -1,5 +1,6 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
+import type { StatementNames } from './prepared-statements.js';
 import { isConnectionError } from './storage-errors.js';
 
 /** How long a query waits for a connection before failing as `storage_unavailable`. */
@@ -22,8 +23,10 @@ export async function createPool(config: pg.PoolConfig): Promise<pg.Pool> {
  * The pool as Kysely's PostgresDialect takes it, with one addition: a client whose connection
  * failed while checked out is destroyed on release instead of going back to the pool, so the
  * pool recovers by itself once Postgres is back. `owned`: whether `end()` ends the pg Pool.
+ * `names`: texts compiled once (prepared-statements.ts) go as named prepared statements here too,
+ * so a transaction's statements are parsed once per connection as well.
  */
-export function guardedPool(pool: pg.Pool, owned: boolean): PostgresPool {
+export function guardedPool(pool: pg.Pool, owned: boolean, names?: StatementNames): PostgresPool {
   return {
     async connect() {
       const client = await pool.connect();
@@ -36,7 +39,9 @@ export function guardedPool(pool: pg.Pool, owned: boolean): PostgresPool {
       client.on('error', onError);
       const query = async (sql: string, parameters: ReadonlyArray<unknown>) => {
         try {
-          return await client.query(sql, [...parameters]);
+          const name = names?.of(sql);
+          const values = [...parameters];
+          return await (name ? client.query({ name, text: sql, values }) : client.query(sql, values));
         } catch (err) {
           if (isConnectionError(err)) broken = err as Error;
           throw err;

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './database.js';
 import { migrateDatabase } from './migrate.js';
 import { type OpenDatabase, openDatabase, type StorageSource } from './open-database.js';
-import type { PreparedRead } from './prepared-reads.js';
+import { type RunCompiled, type StatementCache, statementsOn } from './prepared-statements.js';
 import { kyselyAppRepo } from './repos/app-repo.js';
 import { kyselyContactRepo } from './repos/contact-repo.js';
 import { kyselyEventRepo, kyselyWebhookRepo } from './repos/event-repo.js';
@@ -62,7 +62,7 @@ export async function storageOn(opened: OpenDatabase, options: StorageSetup): Pr
   const revocations =
     listen && sharedRevocationChannel(listen, () => revocationChannelName(opened.db, options.schema));
   return {
-    ...bind(opened.db, options.schema, opened.preparedRead),
+    ...bind(opened.db, options.schema, opened.statements, opened.pool),
     ...(revocations ? { sessionRevocations: revocations.channel } : {}),
     async close() {
       // The LISTEN first: PGlite's UNLISTEN goes through the database this closes.
@@ -74,22 +74,29 @@ export async function storageOn(opened: OpenDatabase, options: StorageSetup): Pr
 
 /**
  * The Storage's repositories and transaction on `db`, which is either the database or one
- * transaction (`preparedRead` only outside one: it runs on any of the Pool's connections).
+ * transaction (`pool` only outside one: it runs on any of the Pool's connections). The compiled
+ * statements are the Storage's, shared by its transactions.
  */
-function bind(root: Kysely<Database>, schema: string | undefined, preparedRead?: PreparedRead): Storage {
+function bind(
+  root: Kysely<Database>,
+  schema: string | undefined,
+  cache: StatementCache,
+  pool?: RunCompiled,
+): Storage {
   const db = schema ? root.withSchema(schema) : root;
+  const statements = statementsOn(db, cache, pool);
   const storage: Storage = {
     apps: withStorageErrors(kyselyAppRepo(db)),
-    users: withStorageErrors(kyselyUserRepo(db)),
-    emails: withStorageErrors(kyselyContactRepo(db, 'emails')),
-    phoneNumbers: withStorageErrors(kyselyContactRepo(db, 'phone_numbers')),
-    otps: withStorageErrors(kyselyOtpRepo(db)),
-    magicLinks: withStorageErrors(kyselyMagicLinkRepo(db)),
+    users: withStorageErrors(kyselyUserRepo(db, statements)),
+    emails: withStorageErrors(kyselyContactRepo(db, statements, 'emails')),
+    phoneNumbers: withStorageErrors(kyselyContactRepo(db, statements, 'phone_numbers')),
+    otps: withStorageErrors(kyselyOtpRepo(db, statements)),
+    magicLinks: withStorageErrors(kyselyMagicLinkRepo(db, statements)),
     passwords: withStorageErrors(kyselyPasswordRepo(db)),
-    oauth: withStorageErrors(kyselyOAuthRepo(db)),
-    sessions: withStorageErrors(kyselySessionRepo(db, preparedRead)),
+    oauth: withStorageErrors(kyselyOAuthRepo(db, statements)),
+    sessions: withStorageErrors(kyselySessionRepo(db, statements)),
     signingKeys: withStorageErrors(kyselySigningKeyRepo(db)),
-    rateLimits: withStorageErrors(kyselyRateLimitRepo(db, schema)),
+    rateLimits: withStorageErrors(kyselyRateLimitRepo(db, statements, schema)),
     wallets: withStorageErrors(kyselyWalletRepo(db)),
     seeds: withStorageErrors(kyselySeedRepo(db)),
     totps: withStorageErrors(kyselyTotpRepo(db)),
@@ -99,7 +106,7 @@ function bind(root: Kysely<Database>, schema: string | undefined, preparedRead?:
     walletSpends: withStorageErrors(kyselyWalletSpendRepo(db)),
     walletSignatures: withStorageErrors(kyselyWalletSignatureRepo(db)),
     walletTransactions: withStorageErrors(kyselyWalletTransactionRepo(db)),
-    events: withStorageErrors(kyselyEventRepo(db)),
+    events: withStorageErrors(kyselyEventRepo(db, statements)),
     webhooks: withStorageErrors(kyselyWebhookRepo(db, schema)),
     async transaction(fn) {
       // Inside a transaction (ours, or one the host handed in as `db`), nested calls join it.
@@ -107,7 +114,7 @@ function bind(root: Kysely<Database>, schema: string | undefined, preparedRead?:
       let fnError: unknown;
       try {
         return await root.transaction().execute((trx) =>
-          fn(bind(trx, schema)).catch((err: unknown) => {
+          fn(bind(trx, schema, cache)).catch((err: unknown) => {
             fnError = err;
             throw err;
           }),

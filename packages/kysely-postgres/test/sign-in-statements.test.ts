@@ -17,6 +17,8 @@ interface Count {
   statements: number;
   round_trips: number;
   sql: string[];
+  /** Statements sent without a prepared statement's name (on Postgres; PGlite names none). */
+  unnamed: string[];
 }
 
 const CONTROL = /^\s*(begin|start transaction|commit|rollback|savepoint|release)\b/i;
@@ -24,12 +26,16 @@ const CONTROL = /^\s*(begin|start transaction|commit|rollback|savepoint|release)
 function counter() {
   let on = false;
   let seen: string[] = [];
+  let unnamed: string[] = [];
   return {
-    note(text: string) {
-      if (on) seen.push(text);
+    note(text: string, named = false) {
+      if (!on) return;
+      seen.push(text);
+      if (!named && !CONTROL.test(text)) unnamed.push(text);
     },
     async during(fn: () => Promise<unknown>): Promise<Count> {
       seen = [];
+      unnamed = [];
       on = true;
       try {
         await fn();
@@ -40,6 +46,7 @@ function counter() {
         statements: seen.filter((s) => !CONTROL.test(s)).length,
         round_trips: seen.length,
         sql: seen,
+        unnamed,
       };
     },
   };
@@ -59,8 +66,9 @@ async function onPostgres(c: Counter): Promise<Opened> {
   const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const first = args[0];
-    const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
-    if (text) c.note(text);
+    const config =
+      typeof first === 'string' ? { text: first } : (first as { text?: string; name?: string } | null);
+    if (config?.text) c.note(config.text, config.name !== undefined);
     return original.apply(this, args);
   } as typeof pg.Client.prototype.query;
   const storage = await kyselyStorage({ pool, schema, migrate: true });
@@ -171,13 +179,19 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
     return json;
   }
 
-  /** Counts one request, checks it answered, and holds it to its budget. */
+  /**
+   * Counts one request, checks it answered, and holds it to its budget. `prepared`: on Postgres,
+   * every statement it sends goes as a named prepared statement (compiled once, parsed once per
+   * connection).
+   */
   async function expectBudget(
     label: string,
     budget: { statements: number; round_trips: number },
     request: () => Promise<unknown>,
+    prepared = false,
   ) {
     const count = await c.during(request);
+    if (prepared && name === 'postgres') expect.soft(count.unnamed, `${label}: not prepared`).toEqual([]);
     table[label] = { statements: count.statements, round_trips: count.round_trips };
     if (process.env.SHOW_SQL) console.log(label, count.sql);
     expect
@@ -195,6 +209,7 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
         method_id = (await call('POST', '/v1/auth/otps/email/login_or_create', { email: 'a@example.com' }))
           .method_id!;
       },
+      true,
     );
     await expectBudget('otps/email/login_or_create (resend)', { statements: 4, round_trips: 4 }, () =>
       call('POST', '/v1/auth/otps/email/login_or_create', { email: 'a@example.com' }),
@@ -218,10 +233,15 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
     const events = (await latchkey.events.list(appId, { type: 'sign_in.failed' })).events;
     expect(events.map((e) => e.data)).toEqual([{ method: 'otp', method_id, reason: 'mismatch' }]);
     expect((await latchkey.events.list(appId, { type: 'sign_in.locked_out' })).events).toEqual([]);
-    await expectBudget('otps/verify → session', { statements: 6, round_trips: 8 }, async () => {
-      const r = await call('POST', '/v1/auth/otps/verify', { method_id, otp, session_expires_in: 60 });
-      expect(r.session_jwt).toBeTruthy();
-    });
+    await expectBudget(
+      'otps/verify → session',
+      { statements: 6, round_trips: 8 },
+      async () => {
+        const r = await call('POST', '/v1/auth/otps/verify', { method_id, otp, session_expires_in: 60 });
+        expect(r.session_jwt).toBeTruthy();
+      },
+      true,
+    );
   });
 
   it('magic link: send to a new address, authenticate into a session', async () => {
@@ -231,12 +251,18 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
       // statement creates user and contact with their events.
       { statements: 5, round_trips: 5 },
       () => call('POST', '/v1/auth/magic_links/email/login_or_create', { email: 'm@example.com' }),
+      true,
     );
     const token = new URL(sent.at(-1)!.url!).searchParams.get('token')!;
-    await expectBudget('magic_links/authenticate → session', { statements: 6, round_trips: 8 }, async () => {
-      const r = await call('POST', '/v1/auth/magic_links/authenticate', { token, session_expires_in: 60 });
-      expect(r.session_jwt).toBeTruthy();
-    });
+    await expectBudget(
+      'magic_links/authenticate → session',
+      { statements: 6, round_trips: 8 },
+      async () => {
+        const r = await call('POST', '/v1/auth/magic_links/authenticate', { token, session_expires_in: 60 });
+        expect(r.session_jwt).toBeTruthy();
+      },
+      true,
+    );
   });
 
   it('TOTP: authenticate into a session', async () => {

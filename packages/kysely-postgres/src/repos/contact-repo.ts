@@ -1,8 +1,9 @@
 import type { ContactRecord, ContactRepo, EventRecord, FoundOrCreated, UserRecord } from '@latchkey/core';
 import { type Selectable, sql } from 'kysely';
 import type { ContactsTable, LatchkeyDb } from '../database.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { toJson, toNullableSeconds, toSeconds } from './columns.js';
-import { writeWithEvents } from './event-repo.js';
+import { eventsParam, withEvents, writeWithEvents } from './event-repo.js';
 
 export const toContactRecord = (row: Selectable<ContactsTable>): ContactRecord => ({
   id: row.id,
@@ -12,6 +13,108 @@ export const toContactRecord = (row: Selectable<ContactsTable>): ContactRecord =
   verified_at: toNullableSeconds(row.verified_at),
   created_at: toSeconds(row.created_at),
 });
+
+const CONTACT_COLUMNS = [
+  'id',
+  'app_id',
+  'user_id',
+  'address',
+  'verified_at',
+  'created_at',
+] as const satisfies ReadonlyArray<keyof ContactsTable>;
+
+type ContactTable = 'emails' | 'phone_numbers';
+
+/** Its shape: the table, and whether events are written (their number is a value). */
+interface FindOrCreateShape {
+  table: ContactTable;
+  events: boolean;
+}
+
+export const findOrCreate = defineStatement(
+  (
+    db,
+    [
+      appId,
+      address,
+      contactId,
+      contactUserId,
+      verifiedAt,
+      contactCreatedAt,
+      userId,
+      userAppId,
+      name,
+      status,
+      userCreatedAt,
+      updatedAt,
+      events,
+    ]: [
+      string,
+      string,
+      string,
+      string,
+      number | null,
+      number,
+      string,
+      string,
+      string | null,
+      string,
+      number,
+      number,
+      string | undefined,
+    ],
+    { table, events: withEventsToo }: FindOrCreateShape,
+  ) => {
+    const existing = db
+      .selectFrom(table)
+      .select(CONTACT_COLUMNS)
+      .where('app_id', '=', appId)
+      .where('address', '=', address);
+    const inserted = db
+      .insertInto(table)
+      .columns(CONTACT_COLUMNS)
+      .expression(
+        sql`select ${contactId}::text, ${appId}::text, ${contactUserId}::text, ${address}::text, ${verifiedAt}::bigint, ${contactCreatedAt}::bigint where not exists (select 1 from existing)`,
+      )
+      .onConflict((oc) => oc.columns(['app_id', 'address']).doNothing())
+      .returning(CONTACT_COLUMNS);
+    const newUser = db
+      .insertInto('users')
+      .columns(['id', 'app_id', 'name', 'status', 'created_at', 'updated_at'])
+      .expression(
+        sql`select ${userId}::text, ${userAppId}::text, ${name}::jsonb, ${status}::text, ${userCreatedAt}::bigint, ${updatedAt}::bigint from contact`,
+      );
+    const before = sql`existing as (${existing}), contact as (${inserted}), new_user as (${newUser})`;
+    const written = db
+      .selectFrom(
+        sql<
+          Selectable<ContactsTable> & { created: boolean }
+        >`(select contact.*, true as created from contact union all select existing.*, false as created from existing)`.as(
+          'found',
+        ),
+      )
+      .selectAll();
+    return withEvents(db, written, withEventsToo ? events : undefined, sql<boolean>`written.created`, before);
+  },
+  ({ table, events }) => `${table}:${events}`,
+);
+
+export const byAddress = defineStatement(
+  (db, [appId, address]: [string, string], table: ContactTable) =>
+    db.selectFrom(table).select(CONTACT_COLUMNS).where('app_id', '=', appId).where('address', '=', address),
+  (table) => table,
+);
+
+export const markVerified = defineStatement(
+  (db, [at, appId, id]: [number, string, string], table: ContactTable) =>
+    db
+      .updateTable(table)
+      .set({ verified_at: at })
+      .where('app_id', '=', appId)
+      .where('id', '=', id)
+      .returning(CONTACT_COLUMNS),
+  (table) => table,
+);
 
 /**
  * ContactRepo.findOrCreateWithUser(AndEvents) in ONE statement of data-modifying CTEs, instead of
@@ -24,49 +127,35 @@ export const toContactRecord = (row: Selectable<ContactsTable>): ContactRecord =
  * `existing` nor `contact`: then no row comes back and the caller reads again.
  */
 async function findOrCreateWithUser(
-  db: LatchkeyDb,
-  table: 'emails' | 'phone_numbers',
+  statements: Statements,
+  table: ContactTable,
   user: UserRecord,
   contact: ContactRecord,
   events: EventRecord[],
 ): Promise<FoundOrCreated> {
-  const existing = db
-    .selectFrom(table)
-    .selectAll()
-    .where('app_id', '=', contact.app_id)
-    .where('address', '=', contact.address);
-  const inserted = db
-    .insertInto(table)
-    .columns(['id', 'app_id', 'user_id', 'address', 'verified_at', 'created_at'])
-    .expression(
-      sql`select ${contact.id}::text, ${contact.app_id}::text, ${contact.user_id}::text, ${contact.address}::text, ${contact.verified_at}::bigint, ${contact.created_at}::bigint where not exists (select 1 from existing)`,
-    )
-    .onConflict((oc) => oc.columns(['app_id', 'address']).doNothing())
-    .returningAll();
-  const newUser = db
-    .insertInto('users')
-    .columns(['id', 'app_id', 'name', 'status', 'created_at', 'updated_at'])
-    .expression(
-      sql`select ${user.id}::text, ${user.app_id}::text, ${user.name === null ? null : toJson(user.name)}::jsonb, ${user.status}::text, ${user.created_at}::bigint, ${user.updated_at}::bigint from contact`,
-    );
-  const before = sql`existing as (${existing}), contact as (${inserted}), new_user as (${newUser})`;
-  const written = db
-    .selectFrom(
-      sql<
-        Selectable<ContactsTable> & { created: boolean }
-      >`(select contact.*, true as created from contact union all select existing.*, false as created from existing)`.as(
-        'found',
-      ),
-    )
-    .selectAll();
-  const [row] = await writeWithEvents(db, written, events, sql<boolean>`written.created`, before);
+  const params = [
+    contact.app_id,
+    contact.address,
+    contact.id,
+    contact.user_id,
+    contact.verified_at,
+    contact.created_at,
+    user.id,
+    user.app_id,
+    user.name === null ? null : toJson(user.name),
+    user.status,
+    user.created_at,
+    user.updated_at,
+    events.length > 0 ? eventsParam(events) : undefined,
+  ] as const;
+  const [row] = await statements.run(findOrCreate, [...params], { table, events: events.length > 0 });
   if (!row) return { contact: null, user_created: false };
   const { created, ...columns } = row;
   return { contact: toContactRecord(columns), user_created: created };
 }
 
 /** One repository per contact table: `emails` or `phone_numbers`. */
-export function kyselyContactRepo(db: LatchkeyDb, table: 'emails' | 'phone_numbers'): ContactRepo {
+export function kyselyContactRepo(db: LatchkeyDb, statements: Statements, table: ContactTable): ContactRepo {
   // One statement: the unique (app_id, address) decides the race, and a duplicate is not an
   // error, so it never aborts an enclosing transaction.
   const insertContact = (contact: ContactRecord) =>
@@ -91,10 +180,10 @@ export function kyselyContactRepo(db: LatchkeyDb, table: 'emails' | 'phone_numbe
       return { inserted: (await writeWithEvents(db, insertContact(contact), events)).length > 0 };
     },
 
-    findOrCreateWithUser: (user, contact) => findOrCreateWithUser(db, table, user, contact, []),
+    findOrCreateWithUser: (user, contact) => findOrCreateWithUser(statements, table, user, contact, []),
 
     findOrCreateWithUserAndEvents: (user, contact, events) =>
-      findOrCreateWithUser(db, table, user, contact, events),
+      findOrCreateWithUser(statements, table, user, contact, events),
 
     async get(appId, id) {
       const row = await db
@@ -107,12 +196,7 @@ export function kyselyContactRepo(db: LatchkeyDb, table: 'emails' | 'phone_numbe
     },
 
     async findByAddress(appId, address) {
-      const row = await db
-        .selectFrom(table)
-        .selectAll()
-        .where('app_id', '=', appId)
-        .where('address', '=', address)
-        .executeTakeFirst();
+      const [row] = await statements.run(byAddress, [appId, address], table);
       return row ? toContactRecord(row) : null;
     },
 
@@ -129,13 +213,7 @@ export function kyselyContactRepo(db: LatchkeyDb, table: 'emails' | 'phone_numbe
     },
 
     async markVerified(appId, id, at) {
-      const row = await db
-        .updateTable(table)
-        .set({ verified_at: at })
-        .where('app_id', '=', appId)
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
+      const [row] = await statements.run(markVerified, [at, appId, id], table);
       return row ? toContactRecord(row) : null;
     },
 

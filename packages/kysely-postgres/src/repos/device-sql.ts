@@ -13,3 +13,23 @@ export function deviceMatchSql(req: DeviceRequirement, table: string): RawBuilde
   );
   return sql<boolean>`(${sql.join(tests, sql` and `)})`;
 }
+
+/**
+ * A requirement's shape for a statement compiled once: its fields, each marked `?` when there is
+ * no value to meet (the test is then false); the values travel as parameters.
+ */
+export const deviceShape = (req: DeviceRequirement): string[] =>
+  req.map(({ field, value }) => (value === undefined ? `${field}?` : field));
+
+/** The values of a requirement, in its shape's order (undefined where its shape says none). */
+export const deviceValues = (req: DeviceRequirement): Array<string | undefined> => req.map((r) => r.value);
+
+/** The requirement back from its shape and values (markers, when compiling). */
+export const deviceFromShape = (shape: string[], values: ReadonlyArray<unknown>): DeviceRequirement =>
+  shape.map((s, i) => {
+    const absent = s.endsWith('?');
+    return {
+      field: (absent ? s.slice(0, -1) : s) as DeviceRequirement[number]['field'],
+      value: absent ? undefined : (values[i] as string),
+    };
+  });

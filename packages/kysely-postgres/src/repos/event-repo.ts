@@ -10,6 +10,7 @@ import type {
 } from '@latchkey/core';
 import { type Compilable, type OperationNodeSource, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { EventsTable, LatchkeyDb, WebhookDeliveriesTable, WebhookEndpointsTable } from '../database.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
 import { inTransaction } from './in-transaction.js';
 
@@ -72,36 +73,36 @@ function owed(db: LatchkeyDb, event: EventRecord, due: number, endpointId?: stri
     );
 }
 
+/** The events as one parameter (a JSON array): one statement text for any number of them. */
+export const eventsParam = (events: EventRecord[]): string =>
+  toJson(
+    events.map((e) => ({ id: e.id, app_id: e.app_id, type: e.type, data: e.data, created_at: e.created_at })),
+  );
+
 /**
- * Runs `write` (an INSERT … RETURNING, or a SELECT) and, if it returned a row, inserts `events`
- * and the deliveries they owe (due at each event's time, as EventRepo.insert writes them), all
+ * `write` (an INSERT … RETURNING, or a SELECT) and, if it returned a row, `events` and the
+ * deliveries they owe inserted (due at each event's time, as EventRepo.insert writes them), all
  * in ONE statement of data-modifying CTEs: one round trip and one commit instead of begin, three
  * inserts and commit. Every table is named through the builder, so the storage's schema applies.
- * Returns `write`'s rows. `which`: a condition on `written` (the write's rows) and `v` (an event's
- * row) naming the events to write, when `events` are alternatives; by default all of them.
- * `before`: CTEs (`name as (…), …`) that `write` reads, for writes no single statement makes.
+ * Its rows are `write`'s. `events`: eventsParam's JSON, passed as the statement's value (so the
+ * text is the same for any events); absent, no events are written. `which`: a condition on
+ * `written` (the write's rows) and `v` (an event's row) naming the events to write, when `events`
+ * are alternatives; by default all of them. `before`: CTEs (`name as (…), …`) that `write`
+ * reads, for writes no single statement makes.
  */
-export async function writeWithEvents<Row>(
+export function withEvents<Row>(
   db: LatchkeyDb,
   write: Compilable<Row> & OperationNodeSource,
-  events: EventRecord[],
+  events: string | undefined,
   which: RawBuilder<boolean> = sql<boolean>`true`,
   before?: RawBuilder<unknown>,
-): Promise<Row[]> {
-  if (events.length === 0) {
-    return (await (before ? sql<Row>`with ${before} ${write}` : sql<Row>`${write}`).execute(db)).rows;
-  }
-  const values = sql.join(
-    events.map(
-      (e) =>
-        sql`(${e.id}::text, ${e.app_id}::text, ${e.type}::text, ${toJson(e.data)}::jsonb, ${e.created_at}::bigint)`,
-    ),
-  );
+): RawBuilder<Row> {
+  if (events === undefined) return before ? sql<Row>`with ${before} ${write}` : sql<Row>`${write}`;
   const newEvents = db
     .insertInto('events')
     .columns(['id', 'app_id', 'type', 'data', 'created_at'])
     .expression(
-      sql`select * from (values ${values}) as v (id, app_id, type, data, created_at) where exists (select 1 from written where ${which})`,
+      sql`select v.id, v.app_id, v.type, v.data, v.created_at from jsonb_to_recordset(${events}::jsonb) as v (id text, app_id text, type text, data jsonb, created_at bigint) where exists (select 1 from written where ${which})`,
     )
     .returning(['id', 'app_id', 'type', 'created_at']);
   const newDeliveries = db
@@ -123,15 +124,31 @@ export async function writeWithEvents<Row>(
         .where(sql<boolean>`e.event_types @> jsonb_build_array(ne.type)`),
     );
   const lead = before ? sql`with ${before},` : sql`with`;
-  const statement = sql<Row>`${lead} written as (${write}), new_events as (${newEvents}), new_deliveries as (${newDeliveries}) select * from written`;
-  return (await statement.execute(db)).rows;
+  return sql<Row>`${lead} written as (${write}), new_events as (${newEvents}), new_deliveries as (${newDeliveries}) select * from written`;
 }
 
-export function kyselyEventRepo(db: LatchkeyDb): EventRepo {
+/** withEvents, built and run here: for the writes that are not on a hot path. */
+export async function writeWithEvents<Row>(
+  db: LatchkeyDb,
+  write: Compilable<Row> & OperationNodeSource,
+  events: EventRecord[],
+  which: RawBuilder<boolean> = sql<boolean>`true`,
+  before?: RawBuilder<unknown>,
+): Promise<Row[]> {
+  const param = events.length > 0 ? eventsParam(events) : undefined;
+  return (await withEvents(db, write, param, which, before).execute(db)).rows;
+}
+
+/** An event alone (the `written` row is a constant), compiled once. */
+export const insertEvent = defineStatement((db, [events]: [string]) =>
+  withEvents(db, db.selectNoFrom(sql.lit(1).as('one')), events),
+);
+
+export function kyselyEventRepo(db: LatchkeyDb, statements: Statements): EventRepo {
   return {
     async insert(event) {
       // The event and its deliveries in one statement (no transaction of its own needed).
-      await writeWithEvents(db, db.selectNoFrom(sql.lit(1).as('one')), [event]);
+      await statements.run(insertEvent, [eventsParam([event])]);
     },
     async get(appId, eventId) {
       const row = await db

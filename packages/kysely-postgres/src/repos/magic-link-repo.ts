@@ -7,8 +7,9 @@ import type {
 } from '@latchkey/core';
 import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, MagicLinksTable } from '../database.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
-import { deviceMatchSql } from './device-sql.js';
+import { deviceFromShape, deviceMatchSql, deviceShape, deviceValues } from './device-sql.js';
 
 const toRecord = (row: Selectable<MagicLinksTable>): MagicLinkRecord => ({
   id: row.id,
@@ -24,58 +25,126 @@ const toRecord = (row: Selectable<MagicLinksTable>): MagicLinkRecord => ({
   created_at: toSeconds(row.created_at),
 });
 
-export function kyselyMagicLinkRepo(db: LatchkeyDb): MagicLinkRepo {
-  return {
-    async insert(link) {
-      await db
-        .insertInto('magic_links')
-        .values({
-          id: link.id,
-          app_id: link.app_id,
-          user_id: link.user_id,
-          email_id: link.email_id,
-          token_hash: link.token_hash,
-          kind: link.kind,
-          expires_at: link.expires_at,
-          used_at: link.used_at,
-          attempts: link.attempts,
-          device_fingerprint: link.device_fingerprint === null ? null : toJson(link.device_fingerprint),
-          created_at: link.created_at,
-        })
-        .execute();
-    },
+const LINK_COLUMNS = [
+  'id',
+  'app_id',
+  'user_id',
+  'email_id',
+  'token_hash',
+  'kind',
+  'expires_at',
+  'used_at',
+  'attempts',
+  'device_fingerprint',
+  'created_at',
+] as const satisfies ReadonlyArray<keyof MagicLinksTable>;
 
-    async consume(appId, tokenHash, now, maxAttempts, device) {
-      // As OtpRepo.consume: the CTE locks the link and judges its latest version, so of
-      // concurrent consumes only the first sees it unused.
-      const verdict = sql<MagicLinkConsumeFailure | 'ok'>`case
+type LinkRow = [
+  id: string,
+  app_id: string,
+  user_id: string,
+  email_id: string,
+  token_hash: string,
+  kind: string,
+  expires_at: number,
+  used_at: number | null,
+  attempts: number,
+  device_fingerprint: string | null,
+  created_at: number,
+];
+
+export const insert = defineStatement((db, row: LinkRow) => {
+  const [
+    id,
+    app_id,
+    user_id,
+    email_id,
+    token_hash,
+    kind,
+    expires_at,
+    used_at,
+    attempts,
+    device_fingerprint,
+    created_at,
+  ] = row;
+  return db.insertInto('magic_links').values({
+    id,
+    app_id,
+    user_id,
+    email_id,
+    token_hash,
+    kind,
+    expires_at,
+    used_at,
+    attempts,
+    device_fingerprint,
+    created_at,
+  });
+});
+
+// As OtpRepo.consume: the CTE locks the link and judges its latest version, so of concurrent
+// consumes only the first sees it unused. `shape`: the device requirement's (device-sql.ts).
+export const consume = defineStatement(
+  (db, params: unknown[], shape: string[]) => {
+    const [maxAttempts, now, appId, tokenHash, ...device] = params as [
+      number,
+      number,
+      string,
+      string,
+      ...unknown[],
+    ];
+    const verdict = sql<MagicLinkConsumeFailure | 'ok'>`case
         when used_at is not null then 'used'
         when attempts >= ${maxAttempts} then 'too_many_attempts'
         when expires_at <= ${now} then 'expired'
-        when not ${deviceMatchSql(device, 'magic_links')} then 'device_mismatch'
+        when not ${deviceMatchSql(deviceFromShape(shape, device), 'magic_links')} then 'device_mismatch'
         else 'ok' end`;
-      const row = await db
-        .with('target', (qb) =>
-          qb
-            .selectFrom('magic_links')
-            .select(['id', verdict.as('verdict')])
-            .where('app_id', '=', appId)
-            .where('token_hash', '=', tokenHash)
-            .limit(1)
-            .forUpdate(),
-        )
-        .updateTable('magic_links')
-        .from('target')
-        .set({
-          used_at: sql<number | null>`case when ${sql.ref('target.verdict')} = 'ok'
+    return db
+      .with('target', (qb) =>
+        qb
+          .selectFrom('magic_links')
+          .select(['id', verdict.as('verdict')])
+          .where('app_id', '=', appId)
+          .where('token_hash', '=', tokenHash)
+          .limit(1)
+          .forUpdate(),
+      )
+      .updateTable('magic_links')
+      .from('target')
+      .set({
+        used_at: sql<number | null>`case when ${sql.ref('target.verdict')} = 'ok'
             then ${now} else ${sql.ref('magic_links.used_at')} end`,
-          attempts: sql<number>`case when ${sql.ref('target.verdict')} = 'device_mismatch'
+        attempts: sql<number>`case when ${sql.ref('target.verdict')} = 'device_mismatch'
             then ${sql.ref('magic_links.attempts')} + 1 else ${sql.ref('magic_links.attempts')} end`,
-        })
-        .whereRef('magic_links.id', '=', 'target.id')
-        .returningAll('magic_links')
-        .returning('target.verdict')
-        .executeTakeFirst();
+      })
+      .whereRef('magic_links.id', '=', 'target.id')
+      .returning(LINK_COLUMNS.map((c) => `magic_links.${c}` as const))
+      .returning('target.verdict');
+  },
+  (shape) => shape.join(','),
+);
+
+export function kyselyMagicLinkRepo(db: LatchkeyDb, statements: Statements): MagicLinkRepo {
+  return {
+    async insert(link) {
+      await statements.run(insert, [
+        link.id,
+        link.app_id,
+        link.user_id,
+        link.email_id,
+        link.token_hash,
+        link.kind,
+        link.expires_at,
+        link.used_at,
+        link.attempts,
+        link.device_fingerprint === null ? null : toJson(link.device_fingerprint),
+        link.created_at,
+      ]);
+    },
+
+    async consume(appId, tokenHash, now, maxAttempts, device) {
+      const params = [maxAttempts, now, appId, tokenHash, ...deviceValues(device)];
+      const [row] = await statements.run(consume, params, deviceShape(device));
       if (!row) return { ok: false, reason: 'not_found' };
       if (row.verdict === 'ok') return { ok: true, link: toRecord(row) };
       return { ok: false, reason: row.verdict };

@@ -1,6 +1,7 @@
 import type { OAuthFlowRecord, OAuthLinkRecord, OAuthRepo, OAuthTaken } from '@latchkey/core';
 import type { Selectable } from 'kysely';
 import type { LatchkeyDb, OAuthFlowsTable, OAuthLinksTable } from '../database.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { definedOnly, toNullableSeconds, toSeconds } from './columns.js';
 
 const toFlow = (row: Selectable<OAuthFlowsTable>): OAuthFlowRecord => ({
@@ -39,17 +40,80 @@ const toLink = (row: Selectable<OAuthLinksTable>): OAuthLinkRecord => ({
   updated_at: toSeconds(row.updated_at),
 });
 
+// Named columns, not `*`: a prepared statement's result must keep its shape when a later
+// migration adds a column while the process runs.
+const FLOW_COLUMNS = [
+  'id',
+  'app_id',
+  'provider_id',
+  'state_hash',
+  'nonce',
+  'code_verifier',
+  'client_code_challenge',
+  'login_redirect_url',
+  'signup_redirect_url',
+  'link_user_id',
+  'state_expires_at',
+  'state_used_at',
+  'token_hash',
+  'token_expires_at',
+  'token_used_at',
+  'user_id',
+  'link_id',
+  'user_created',
+  'created_at',
+] as const satisfies ReadonlyArray<keyof OAuthFlowsTable>;
+
+const LINK_COLUMNS = [
+  'id',
+  'app_id',
+  'user_id',
+  'provider_id',
+  'issuer',
+  'subject',
+  'email',
+  'email_verified',
+  'provider_tokens_sealed',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof OAuthLinksTable>;
+
+// One UPDATE: a concurrent caller waits on the row lock, then re-checks the WHERE against the
+// version the winner wrote, so exactly one gets the row.
+export const spendToken = defineStatement((db, [now, appId, tokenHash]: [number, string, string]) =>
+  db
+    .updateTable('oauth_flows')
+    .set({ token_used_at: now })
+    .where('app_id', '=', appId)
+    .where('token_hash', '=', tokenHash)
+    .where('token_used_at', 'is', null)
+    .where('token_expires_at', '>', now)
+    .returning(FLOW_COLUMNS),
+);
+
+export const tokenUse = defineStatement((db, [appId, tokenHash]: [string, string]) =>
+  db
+    .selectFrom('oauth_flows')
+    .select('token_used_at')
+    .where('app_id', '=', appId)
+    .where('token_hash', '=', tokenHash),
+);
+
+export const linkById = defineStatement((db, [appId, linkId]: [string, string]) =>
+  db.selectFrom('oauth_links').select(LINK_COLUMNS).where('app_id', '=', appId).where('id', '=', linkId),
+);
+
 /** Why a spend's UPDATE matched nothing, from the row as it now is (`undefined`: no such row). */
 const refusal = (usedAt: string | number | bigint | null | undefined): OAuthTaken =>
   usedAt === undefined
     ? { ok: false, reason: 'not_found' }
     : { ok: false, reason: usedAt === null ? 'expired' : 'used' };
 
-export function kyselyOAuthRepo(db: LatchkeyDb): OAuthRepo {
+export function kyselyOAuthRepo(db: LatchkeyDb, statements: Statements): OAuthRepo {
   const links = db.selectFrom('oauth_links').selectAll();
   const flows = db.selectFrom('oauth_flows');
   const getLink = async (appId: string, linkId: string) => {
-    const row = await links.where('app_id', '=', appId).where('id', '=', linkId).executeTakeFirst();
+    const [row] = await statements.run(linkById, [appId, linkId]);
     return row ? toLink(row) : null;
   };
 
@@ -116,22 +180,10 @@ export function kyselyOAuthRepo(db: LatchkeyDb): OAuthRepo {
     },
 
     async takeToken(appId, tokenHash, now) {
-      // As takeState, within the App.
-      const row = await db
-        .updateTable('oauth_flows')
-        .set({ token_used_at: now })
-        .where('app_id', '=', appId)
-        .where('token_hash', '=', tokenHash)
-        .where('token_used_at', 'is', null)
-        .where('token_expires_at', '>', now)
-        .returningAll()
-        .executeTakeFirst();
+      // As takeState, within the App. The read after only says why.
+      const [row] = await statements.run(spendToken, [now, appId, tokenHash]);
       if (row) return { ok: true, flow: toFlow(row) };
-      const found = await flows
-        .select('token_used_at')
-        .where('app_id', '=', appId)
-        .where('token_hash', '=', tokenHash)
-        .executeTakeFirst();
+      const [found] = await statements.run(tokenUse, [appId, tokenHash]);
       return refusal(found?.token_used_at);
     },
 

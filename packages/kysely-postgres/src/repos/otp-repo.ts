@@ -1,15 +1,32 @@
 import type {
   DeviceFingerprint,
   DeviceRequirement,
+  EventRecord,
   OtpConsumeFailure,
   OtpRecord,
   OtpRepo,
 } from '@latchkey/core';
 import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, OtpsTable } from '../database.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
-import { deviceMatchSql } from './device-sql.js';
-import { writeWithEvents } from './event-repo.js';
+import { deviceFromShape, deviceMatchSql, deviceShape, deviceValues } from './device-sql.js';
+import { eventsParam, withEvents } from './event-repo.js';
+
+// Named columns, not `*`: a prepared statement's result must keep its shape when a later
+// migration adds a column while the process runs.
+const OTP_COLUMNS = [
+  'id',
+  'app_id',
+  'method_id',
+  'user_id',
+  'code_hash',
+  'attempts',
+  'expires_at',
+  'used_at',
+  'device_fingerprint',
+  'created_at',
+] as const satisfies ReadonlyArray<keyof OtpsTable>;
 
 const toRecord = (row: Selectable<OtpsTable>): OtpRecord => ({
   id: row.id,
@@ -34,25 +51,34 @@ const verdictOf = (
   return { ok: false, reason: row.verdict };
 };
 
-export function kyselyOtpRepo(db: LatchkeyDb): OtpRepo {
-  // One statement: the CTE locks the method's code and judges its latest version (a concurrent
-  // consume that won first makes it 'used'); the update applies the verdict.
-  const consumeQuery = (
-    appId: string,
-    methodId: string,
-    codeHash: string,
-    now: number,
-    maxAttempts: number,
-    device: DeviceRequirement,
-  ) => {
+/** Its shape: the device requirement's (device-sql.ts), and whether events are written. */
+interface ConsumeShape {
+  device: string[];
+  events: boolean;
+}
+
+// One statement: the CTE locks the method's code and judges its latest version (a concurrent
+// consume that won first makes it 'used'); the update applies the verdict. Its events, when
+// given, are alternatives: the one whose reason is the verdict is written.
+export const consume = defineStatement(
+  (db, params: unknown[], shape: ConsumeShape) => {
+    const [maxAttempts, now, codeHash, appId, methodId, events, ...device] = params as [
+      number,
+      number,
+      string,
+      string,
+      string,
+      string | undefined,
+      ...unknown[],
+    ];
     const verdict = sql<OtpConsumeFailure | 'ok'>`case
         when used_at is not null then 'used'
         when attempts >= ${maxAttempts} then 'too_many_attempts'
         when expires_at <= ${now} then 'expired'
         when code_hash <> ${codeHash} then 'mismatch'
-        when not ${deviceMatchSql(device, 'otps')} then 'device_mismatch'
+        when not ${deviceMatchSql(deviceFromShape(shape.device, device), 'otps')} then 'device_mismatch'
         else 'ok' end`;
-    return db
+    const update = db
       .with('target', (qb) =>
         qb
           .selectFrom('otps')
@@ -70,49 +96,96 @@ export function kyselyOtpRepo(db: LatchkeyDb): OtpRepo {
             then ${sql.ref('otps.attempts')} + 1 else ${sql.ref('otps.attempts')} end`,
       })
       .whereRef('otps.id', '=', 'target.id')
-      .returningAll('otps')
+      .returning(OTP_COLUMNS.map((c) => `otps.${c}` as const))
       .returning('target.verdict');
+    return withEvents(
+      db,
+      update,
+      shape.events ? events : undefined,
+      sql<boolean>`written.verdict = v.data->>'reason'`,
+    );
+  },
+  (shape) => `${shape.device.join(',')}:${shape.events}`,
+);
+
+export const replace = defineStatement((db, row: OtpRow) => {
+  const [
+    id,
+    app_id,
+    method_id,
+    user_id,
+    code_hash,
+    attempts,
+    expires_at,
+    used_at,
+    device_fingerprint,
+    created_at,
+  ] = row;
+  const replaced = { id, user_id, code_hash, attempts, expires_at, used_at, device_fingerprint, created_at };
+  return db
+    .insertInto('otps')
+    .values({ ...replaced, app_id, method_id })
+    .onConflict((oc) => oc.columns(['app_id', 'method_id']).doUpdateSet(replaced));
+});
+
+type OtpRow = [
+  id: string,
+  app_id: string,
+  method_id: string,
+  user_id: string,
+  code_hash: string,
+  attempts: number,
+  expires_at: number,
+  used_at: number | null,
+  device_fingerprint: string | null,
+  created_at: number,
+];
+
+export function kyselyOtpRepo(db: LatchkeyDb, statements: Statements): OtpRepo {
+  const consumeRow = async (
+    appId: string,
+    methodId: string,
+    codeHash: string,
+    now: number,
+    maxAttempts: number,
+    device: DeviceRequirement,
+    events: EventRecord[],
+  ) => {
+    const shape = { device: deviceShape(device), events: events.length > 0 };
+    const params = [
+      maxAttempts,
+      now,
+      codeHash,
+      appId,
+      methodId,
+      shape.events ? eventsParam(events) : undefined,
+      ...deviceValues(device),
+    ];
+    return verdictOf((await statements.run(consume, params, shape))[0]);
   };
 
   return {
     async replace(otp) {
       // An upsert on (app_id, method_id): one statement, so two concurrent sends never collide.
-      const row = {
-        id: otp.id,
-        app_id: otp.app_id,
-        method_id: otp.method_id,
-        user_id: otp.user_id,
-        code_hash: otp.code_hash,
-        attempts: otp.attempts,
-        expires_at: otp.expires_at,
-        used_at: otp.used_at,
-        device_fingerprint: otp.device_fingerprint === null ? null : toJson(otp.device_fingerprint),
-        created_at: otp.created_at,
-      };
-      const { app_id: _app, method_id: _method, ...replaced } = row;
-      await db
-        .insertInto('otps')
-        .values(row)
-        .onConflict((oc) => oc.columns(['app_id', 'method_id']).doUpdateSet(replaced))
-        .execute();
+      await statements.run(replace, [
+        otp.id,
+        otp.app_id,
+        otp.method_id,
+        otp.user_id,
+        otp.code_hash,
+        otp.attempts,
+        otp.expires_at,
+        otp.used_at,
+        otp.device_fingerprint === null ? null : toJson(otp.device_fingerprint),
+        otp.created_at,
+      ]);
     },
 
-    async consume(appId, methodId, codeHash, now, maxAttempts, device) {
-      return verdictOf(
-        await consumeQuery(appId, methodId, codeHash, now, maxAttempts, device).executeTakeFirst(),
-      );
-    },
+    consume: (appId, methodId, codeHash, now, maxAttempts, device) =>
+      consumeRow(appId, methodId, codeHash, now, maxAttempts, device, []),
 
-    async consumeWithEvents(appId, methodId, codeHash, now, maxAttempts, device, events) {
-      const query = consumeQuery(appId, methodId, codeHash, now, maxAttempts, device);
-      const [row] = await writeWithEvents(
-        db,
-        query,
-        events,
-        sql<boolean>`written.verdict = v.data->>'reason'`,
-      );
-      return verdictOf(row);
-    },
+    consumeWithEvents: (appId, methodId, codeHash, now, maxAttempts, device, events) =>
+      consumeRow(appId, methodId, codeHash, now, maxAttempts, device, events),
 
     async get(appId, methodId) {
       const row = await db

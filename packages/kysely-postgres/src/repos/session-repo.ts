@@ -1,10 +1,10 @@
 import type { DeviceFingerprint, EventRecord, Factor, SessionRecord, SessionRepo } from '@latchkey/core';
-import { type Compilable, type CompiledQuery, type Selectable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, SessionsTable } from '../database.js';
-import type { PreparedRead } from '../prepared-reads.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { batched } from './batched.js';
 import { copyJson, fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
-import { writeWithEvents } from './event-repo.js';
+import { eventsParam, withEvents } from './event-repo.js';
 
 const toRecord = (row: Selectable<SessionsTable>): SessionRecord => ({
   id: row.id,
@@ -38,34 +38,6 @@ const COLUMNS = [
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof SessionsTable>;
 
-/**
- * A statement on two values, compiled once: building and compiling the Kysely query on each call
- * cost as much Node time as the round trip on the per-request session reads. The query is
- * compiled through `db` (so its schema and plugins apply) with two marker values; when those come
- * back as its only parameters, in order, later calls swap in the real values, and run as a named
- * prepared statement when `read` is given (a pg Pool). Anything else (a plugin that adds
- * parameters) keeps the builder on every call.
- */
-function preparedQuery<A, B>(
-  db: LatchkeyDb,
-  read: PreparedRead | undefined,
-  build: (a: A, b: B) => Compilable<Selectable<SessionsTable>>,
-) {
-  const markers = ['\u0000latchkey-a', '\u0000latchkey-b'] as const;
-  let compiled: CompiledQuery<Selectable<SessionsTable>> | null | undefined;
-  return async (a: A, b: B): Promise<Selectable<SessionsTable>[]> => {
-    if (compiled === undefined) {
-      const once = build(...(markers as unknown as [A, B])).compile();
-      const [first, second, ...rest] = once.parameters;
-      compiled = first === markers[0] && second === markers[1] && rest.length === 0 ? once : null;
-    }
-    if (!compiled) return (await db.executeQuery(build(a, b))).rows;
-    const query: CompiledQuery<Selectable<SessionsTable>> = { ...compiled, parameters: [a, b] };
-    if (read) return (await read(query)) as Selectable<SessionsTable>[];
-    return (await db.executeQuery(query)).rows;
-  };
-}
-
 /** Sessions are looked up by id or by the hash of their token, always within one App. */
 type SessionKey = 'id' | 'token_hash';
 
@@ -77,28 +49,36 @@ type SessionKey = 'id' | 'token_hash';
 const GROUPED_IN_FLIGHT = 1;
 const GROUPED_MAX = 200;
 
-/**
- * `(appId, value) → row`. On a pg Pool (`read`), the calls that arrive while a lookup is in
- * flight go together as one statement on the next go (batched.ts): under load the server sends
- * one statement per round trip instead of one per request, and Postgres, which shares the
- * machine, parses, plans and answers one. Keys are deduplicated and every caller gets only the row
- * matching both its App and its value. A call alone runs the single-row statement.
- */
-function sessionLookup(db: LatchkeyDb, read: PreparedRead | undefined, key: SessionKey) {
-  const one = preparedQuery(db, read, (appId: string, value: string) =>
+export const lookupOne = defineStatement(
+  (db, [appId, value]: [string, string], key: SessionKey) =>
     db.selectFrom('sessions').select(COLUMNS).where('app_id', '=', appId).where(key, '=', value),
-  );
-  const single = async ([appId, value]: readonly [string, string]) => (await one(appId, value))[0];
-  if (!read) return (appId: string, value: string) => single([appId, value]);
-  // One text for every group size (the keys travel as two arrays), so one prepared statement.
-  const many = preparedQuery(db, read, (appIds: string[], values: string[]) =>
+  (key) => key,
+);
+
+// One text for every group size (the keys travel as two arrays), so one prepared statement.
+export const lookupMany = defineStatement(
+  (db, [appIds, values]: [string[], string[]], key: SessionKey) =>
     db
       .selectFrom('sessions')
       .select(COLUMNS)
       .where(
         sql<boolean>`(${sql.ref('app_id')}, ${sql.ref(key)}) in (select * from unnest(cast(${appIds} as text[]), cast(${values} as text[])))`,
       ),
-  );
+  (key) => key,
+);
+
+/**
+ * `(appId, value) → row`. On a pg Pool, the calls that arrive while a lookup is in flight go
+ * together as one statement on the next go (batched.ts): under load the server sends one
+ * statement per round trip instead of one per request, and Postgres, which shares the machine,
+ * parses, plans and answers one. Keys are deduplicated and every caller gets only the row
+ * matching both its App and its value. A call alone runs the single-row statement.
+ */
+function sessionLookup(statements: Statements, key: SessionKey) {
+  const single = async ([appId, value]: readonly [string, string]) =>
+    (await statements.run(lookupOne, [appId, value], key))[0];
+  if (!statements.onPool) return (appId: string, value: string) => single([appId, value]);
+  const many = (appIds: string[], values: string[]) => statements.run(lookupMany, [appIds, values], key);
   const pairKey = (appId: string, value: string) => `${appId}\u0000${value}`;
   const grouped = batched(
     async (items: ReadonlyArray<readonly [string, string]>) => {
@@ -132,10 +112,29 @@ function sessionLookup(db: LatchkeyDb, read: PreparedRead | undefined, key: Sess
   return (appId: string, value: string) => grouped([appId, value] as const);
 }
 
-/** `read`: the per-request lookups as named prepared statements (outside transactions, on a pg Pool). */
-export function kyselySessionRepo(db: LatchkeyDb, read?: PreparedRead): SessionRepo {
-  const byId = sessionLookup(db, read, 'id');
-  const byTokenHash = sessionLookup(db, read, 'token_hash');
+/**
+ * `count` sessions with their events (one JSON parameter, the last) in one statement: one text
+ * per group size, the sessions' columns in COLUMNS order.
+ */
+export const insertSessions = defineStatement(
+  (db, params: unknown[], count: number) => {
+    const width = COLUMNS.length;
+    const rows = Array.from({ length: count }, (_, i) =>
+      Object.fromEntries(COLUMNS.map((c, j) => [c, params[i * width + j]])),
+    ) as Insertable<SessionsTable>[];
+    return withEvents(
+      db,
+      db.insertInto('sessions').values(rows).returning('id'),
+      params[count * width] as string,
+    );
+  },
+  (count) => String(count),
+);
+
+/** `statements`: the hot statements, compiled once (prepared-statements.ts). */
+export function kyselySessionRepo(db: LatchkeyDb, statements: Statements): SessionRepo {
+  const byId = sessionLookup(statements, 'id');
+  const byTokenHash = sessionLookup(statements, 'token_hash');
   const row = (session: SessionRecord) => ({
     id: session.id,
     app_id: session.app_id,
@@ -152,14 +151,9 @@ export function kyselySessionRepo(db: LatchkeyDb, read?: PreparedRead): SessionR
   });
   type Entry = { session: SessionRecord; events: EventRecord[] };
   const writeAll = async (entries: Entry[]) => {
-    await writeWithEvents(
-      db,
-      db
-        .insertInto('sessions')
-        .values(entries.map((e) => row(e.session)))
-        .returning('id'),
-      entries.flatMap((e) => e.events),
-    );
+    const params = entries.flatMap((e) => COLUMNS.map((c) => row(e.session)[c]));
+    params.push(eventsParam(entries.flatMap((e) => e.events)));
+    await statements.run(insertSessions, params, entries.length);
     return entries.map(() => undefined);
   };
   // Group commit: the sessions of concurrent sign-ins share a statement and its commit (each

@@ -1,6 +1,7 @@
 import type { UserName, UserRecord, UserRepo, UserStatus } from '@latchkey/core';
 import { type Selectable, sql, type Updateable } from 'kysely';
 import type { LatchkeyDb, UsersTable } from '../database.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { definedOnly, fromJson, toJson, toSeconds } from './columns.js';
 import { toContactRecord } from './contact-repo.js';
 import { writeWithEvents } from './event-repo.js';
@@ -17,10 +18,25 @@ const toRecord = (row: Selectable<UsersTable>): UserRecord => ({
   updated_at: toSeconds(row.updated_at),
 });
 
+// Named columns, not `*`: a prepared statement's result must keep its shape when a later
+// migration adds a column while the process runs.
+const USER_COLUMNS = [
+  'id',
+  'app_id',
+  'name',
+  'status',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof UsersTable>;
+
+export const byId = defineStatement((db, [appId, userId]: [string, string]) =>
+  db.selectFrom('users').select(USER_COLUMNS).where('app_id', '=', appId).where('id', '=', userId),
+);
+
 // A null name is SQL NULL, not the JSON value null.
 const nameColumn = (name: UserName | null) => (name === null ? null : toJson(name));
 
-export function kyselyUserRepo(db: LatchkeyDb): UserRepo {
+export function kyselyUserRepo(db: LatchkeyDb, statements: Statements): UserRepo {
   const insertUser = (user: UserRecord) =>
     db.insertInto('users').values({
       id: user.id,
@@ -31,12 +47,7 @@ export function kyselyUserRepo(db: LatchkeyDb): UserRepo {
       updated_at: user.updated_at,
     });
   const get = async (appId: string, userId: string) => {
-    const row = await db
-      .selectFrom('users')
-      .selectAll()
-      .where('app_id', '=', appId)
-      .where('id', '=', userId)
-      .executeTakeFirst();
+    const [row] = await statements.run(byId, [appId, userId]);
     return row ? toRecord(row) : null;
   };
 

@@ -55,6 +55,23 @@ describe.skipIf(!DATABASE_URL)('session lookups on a pg Pool', () => {
     await Promise.all([first!.close(), second!.close()]);
   });
 
+  it("spend an OAuth token and read its link by name, with the refusals' answers", async () => {
+    const storage = await open(schemas[0]!);
+    const { session } = fixtures[0]!;
+    const before = new Set((await prepared()).map((s) => s.name));
+    expect(await storage.oauth.takeToken(session.app_id, 'no-such-token', 1)).toEqual({
+      ok: false,
+      reason: 'not_found',
+    });
+    expect(await storage.oauth.getLink(session.app_id, 'no-such-link')).toBeNull();
+    const added = (await prepared()).filter((s) => !before.has(s.name)).map((s) => s.statement);
+    // The spend, the read that says why it refused, the link read.
+    expect(added).toHaveLength(3);
+    expect(added.filter((s) => s.includes('"oauth_flows"'))).toHaveLength(2);
+    expect(added.filter((s) => s.includes('"oauth_links"'))).toHaveLength(1);
+    await storage.close();
+  });
+
   it('read inside a transaction on its connection, not the Pool', async () => {
     const storage = await open(schemas[0]!);
     const { session } = fixtures[0]!;
