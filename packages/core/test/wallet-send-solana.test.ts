@@ -37,10 +37,11 @@ const newAddress = () => Keypair.generate().publicKey.toBase58();
 describe.each(storageBackends())('sending from a solana wallet on $name storage', (backend: Backend) => {
   let opened: Awaited<ReturnType<Backend['open']>>;
   let latchkey: ReturnType<typeof testLatchkey>['latchkey'];
+  let clock: ReturnType<typeof testLatchkey>['clock'];
 
   beforeAll(async () => {
     opened = await backend.open();
-    ({ latchkey } = testLatchkey({
+    ({ latchkey, clock } = testLatchkey({
       storage: opened.storage,
       // The chain's 502s (a lost broadcast) are reported as internal errors: kept quiet here.
       onInternalError: () => {},
@@ -235,6 +236,63 @@ describe.each(storageBackends())('sending from a solana wallet on $name storage'
     const again = await send(body);
     expect(again.body.transaction_id).toBe(a.body.transaction_id);
     expect(lamportsOf(to)).toBe(1_004_242n);
+  });
+
+  it('a send a dead process left unsigned is abandoned by its retry, once stale; a fresh one is answered as it is', async () => {
+    const { t, wallet, send } = await fundedApp();
+    const to = newAddress();
+    const now = Math.floor(clock.now() / 1000);
+    // As a process killed between storing the send and signing it leaves it.
+    const left = (id: string, key: string, updatedAt: number) =>
+      opened.storage.walletTransactions.insertOnce({
+        id,
+        app_id: t.app_id,
+        wallet_id: wallet.id,
+        chain_id: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+        nonce: null,
+        kind: 'send',
+        status: 'preparing',
+        to,
+        value: '1000000',
+        data: null,
+        gas_limit: null,
+        max_fee_per_gas: null,
+        max_priority_fee_per_gas: null,
+        transaction_hash: null,
+        raw_transaction: null,
+        replaces: null,
+        replaced_by: null,
+        idempotency_key: key,
+        block_number: null,
+        gas_used: null,
+        effective_gas_price: null,
+        fee: null,
+        error: null,
+        created_at: updatedAt,
+        updated_at: updatedAt,
+      });
+    await left('wtx_stale_left_by_a_dead_process', 'dead-1', now - 120);
+    await left('wtx_fresh_still_being_signed_now', 'busy-1', now);
+    const body = (key: string) => ({ sol_transfer: { to, lamports: '1000000' }, idempotency_key: key });
+
+    const stale = await send(body('dead-1'));
+    expect(stale.status).toBe(200);
+    expect(stale.body).toMatchObject({
+      transaction_id: 'wtx_stale_left_by_a_dead_process',
+      status: 'abandoned',
+    });
+    const fresh = await send(body('busy-1'));
+    expect(fresh.body).toMatchObject({
+      transaction_id: 'wtx_fresh_still_being_signed_now',
+      status: 'preparing',
+    });
+    // Neither was signed nor sent.
+    expect(lamportsOf(to)).toBe(0n);
+    const read = await t.call(
+      'GET',
+      `/v1/wallets/${wallet.id}/transactions/wtx_stale_left_by_a_dead_process`,
+    );
+    expect(read.body).toMatchObject({ status: 'abandoned', error: 'abandoned: never signed (recovered)' });
   });
 
   it('a lost broadcast answer: a send that landed is submitted; one that did not is sent again by its key, once', async () => {

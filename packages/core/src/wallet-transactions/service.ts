@@ -10,13 +10,7 @@ import type { WalletTransactionRecord, WalletTransactionStatus } from './repo.js
 import type { ReplaceTransactionRequest, SendTransactionRequest, WalletTransaction } from './schema.js';
 import { isSolanaChain } from './solana-node.js';
 import { solanaSender } from './solana-send.js';
-
-/**
- * A transaction left `preparing` (nonce taken, never signed) or `signed` (never acknowledged by
- * the node) this long is taken to belong to a process that died: the next send of the wallet on
- * that chain gives the nonce back, or broadcasts the stored transaction again.
- */
-export const STALE_SECONDS = 60;
+import { STALE_SECONDS } from './stale.js';
 
 /** Statuses a receipt may still settle. */
 const LIVE: readonly WalletTransactionStatus[] = ['submitted', 'replaced'];

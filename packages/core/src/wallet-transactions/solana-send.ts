@@ -12,6 +12,7 @@ import type { WalletTransactionRecord } from './repo.js';
 import type { SendTransactionRequest } from './schema.js';
 import { SOLANA_CHAIN_IDS, solanaNetworkOf, solanaNodeFor } from './solana-node.js';
 import { readEnvelope, solanaAddress, systemTransfer, withBlockhash } from './solana-wire.js';
+import { STALE_SECONDS } from './stale.js';
 
 const COMMITMENT = 'confirmed';
 
@@ -150,7 +151,18 @@ export function solanaSender(
       const node = nodeFor(wallet.network);
       if (input.idempotency_key !== undefined) {
         const first = await repo.findByIdempotencyKey(wallet.app_id, wallet.id, input.idempotency_key);
-        if (first) return first.status === 'signed' ? broadcast(node, first) : first;
+        if (first?.status === 'signed') return broadcast(node, first);
+        // Left by a process that died before signing: nothing was signed or sent, so the retry
+        // ends it rather than answering `preparing` for ever.
+        if (first?.status === 'preparing' && first.updated_at <= k.now() - STALE_SECONDS)
+          return (
+            (await repo.transition(wallet.app_id, first.id, ['preparing'], {
+              status: 'abandoned',
+              error: 'abandoned: never signed (recovered)',
+              updated_at: k.now(),
+            })) ?? (await repo.get(wallet.app_id, first.id))!
+          );
+        if (first) return first;
       }
       const { bytes, to } = await prepare(wallet, node, input);
       const facts = solanaTransactionFacts(bytes, wallet.public_address);
