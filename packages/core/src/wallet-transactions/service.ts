@@ -6,6 +6,7 @@ import type { WalletRecord } from '../wallets/repo.js';
 import type { WalletService } from '../wallets/service.js';
 import { type EvmNode, evmNodeFor, type NodeRefusal } from './evm-node.js';
 import { bumped, maxOf, suggestFees, withGasMargin } from './fees.js';
+import { callNode, isRecord, nodeCache } from './node-calls.js';
 import type { WalletTransactionRecord, WalletTransactionStatus } from './repo.js';
 import type { ReplaceTransactionRequest, SendTransactionRequest, WalletTransaction } from './schema.js';
 import { isSolanaChain } from './solana-node.js';
@@ -61,21 +62,10 @@ export function walletTransactionService(
 ) {
   const repo = k.storage.walletTransactions;
   const solana = solanaSender(k, deps);
-  const nodes = new Map<string, EvmNode>();
-  const nodeFor = (chainId: string) => {
-    let node = nodes.get(chainId);
-    if (!node) {
-      node = evmNodeFor(deps.chains, chainId);
-      nodes.set(chainId, node);
-    }
-    return node;
-  };
+  const nodeFor = nodeCache((chainId: string) => evmNodeFor(deps.chains, chainId));
 
-  async function rpc(node: EvmNode, method: string, params: unknown[]): Promise<unknown> {
-    const answer = await node.call(method, params);
-    if ('refusal' in answer) throw refusalError(node, method, answer.refusal);
-    return answer.result;
-  }
+  const rpc = (node: EvmNode, method: string, params: unknown[]) =>
+    callNode(node, method, params, refusalError);
 
   /** The wallet, when it can send `body` (the one a request gives): its type is the body's chain. */
   async function requireSendingWallet(
@@ -461,9 +451,6 @@ function sendBody(input: SendTransactionRequest): SendBody {
 }
 
 const minOf = (a: bigint, b: bigint) => (a < b ? a : b);
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function quantity(node: EvmNode, value: unknown, method: string): bigint {
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value))

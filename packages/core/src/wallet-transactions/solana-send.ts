@@ -8,6 +8,7 @@ import type { Kernel } from '../kernel.js';
 import type { WalletRecord } from '../wallets/repo.js';
 import type { WalletService } from '../wallets/service.js';
 import type { EvmNode, NodeRefusal } from './evm-node.js';
+import { callNode, isRecord, nodeCache } from './node-calls.js';
 import type { WalletTransactionRecord } from './repo.js';
 import type { SendTransactionRequest } from './schema.js';
 import { SOLANA_CHAIN_IDS, solanaNetworkOf, solanaNodeFor } from './solana-node.js';
@@ -28,21 +29,10 @@ export function solanaSender(
   deps: { chains: ResolvedOptions['chains']; signTransaction: WalletService['signTransaction'] },
 ) {
   const repo = k.storage.walletTransactions;
-  const nodes = new Map<string, EvmNode>();
-  const nodeFor = (network: 'mainnet' | 'testnet') => {
-    let node = nodes.get(network);
-    if (!node) {
-      node = solanaNodeFor(deps.chains, network);
-      nodes.set(network, node);
-    }
-    return node;
-  };
+  const nodeFor = nodeCache((network: 'mainnet' | 'testnet') => solanaNodeFor(deps.chains, network));
 
-  async function rpc(node: EvmNode, method: string, params: unknown[]): Promise<unknown> {
-    const answer = await node.call(method, params);
-    if ('refusal' in answer) throw refusalError(node, method, answer.refusal);
-    return answer.result;
-  }
+  const rpc = (node: EvmNode, method: string, params: unknown[]) =>
+    callNode(node, method, params, refusalError);
 
   async function latestBlockhash(node: EvmNode): Promise<string> {
     const result = await rpc(node, 'getLatestBlockhash', [{ commitment: COMMITMENT }]);
@@ -268,9 +258,6 @@ export function solanaSender(
     },
   };
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What a cluster's refusal means for the caller, in the catalogue's terms. */
 function refusalError(node: EvmNode, method: string, refusal: NodeRefusal): LatchkeyError {
