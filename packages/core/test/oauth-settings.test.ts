@@ -83,43 +83,33 @@ describe('OAuth provider secrets in App settings', () => {
 });
 
 describe('OAuth start and callback requests', () => {
+  type App = Awaited<ReturnType<typeof oauthApp>>;
+  // The start route's token rides in its URL, and it answers with a redirect, not JSON.
+  const start = (t: App, token: string) =>
+    t.call('GET', `/v1/auth/oauth/gh/start?public_token=${token}`, undefined, null);
+  const stateOf = (res: { headers: Headers }) =>
+    new URL(res.headers.get('location')!).searchParams.get('state')!;
+
   it('start takes the public token in its URL, never the secret key', async () => {
     const t = await oauthApp();
-    const pub = await t.call(
-      'GET',
-      `/v1/auth/oauth/gh/start?public_token=${t.public_token}`,
-      undefined,
-      null,
-    );
-    expect(pub.status).toBe(302);
-    const secret = await t.call(
-      'GET',
-      `/v1/auth/oauth/gh/start?public_token=${t.secret_key}`,
-      undefined,
-      null,
-    );
+    expect((await start(t, t.public_token)).status).toBe(302);
+    const secret = await start(t, t.secret_key);
     expect(secret.status).toBe(401);
     expect(expectErrorShape(secret).error_type).toBe('unauthorized');
   });
 
   it('start and callback redirects are neither cached nor sent on as a Referer', async () => {
     const t = await oauthApp();
-    const start = await t.call(
-      'GET',
-      `/v1/auth/oauth/gh/start?public_token=${t.public_token}`,
-      undefined,
-      null,
-    );
-    expect(start.status).toBe(302);
-    const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+    const started = await start(t, t.public_token);
+    expect(started.status).toBe(302);
     const callback = await t.call(
       'GET',
-      `/v1/auth/oauth/callback?state=${state}&error=access_denied`,
+      `/v1/auth/oauth/callback?state=${stateOf(started)}&error=access_denied`,
       undefined,
       null,
     );
     expect(callback.status).toBe(302);
-    for (const res of [start, callback]) {
+    for (const res of [started, callback]) {
       expect(res.headers.get('cache-control')).toBe('no-store');
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     }
@@ -127,13 +117,7 @@ describe('OAuth start and callback requests', () => {
 
   it('the callback takes a form post, not JSON', async () => {
     const t = await oauthApp();
-    const start = await t.call(
-      'GET',
-      `/v1/auth/oauth/gh/start?public_token=${t.public_token}`,
-      undefined,
-      null,
-    );
-    const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+    const state = stateOf(await start(t, t.public_token));
     const json = await t.call('POST', '/v1/auth/oauth/callback', { state, error: 'access_denied' }, null);
     expect(json.status).toBe(415);
     const form = await t.latchkey.fetch(
