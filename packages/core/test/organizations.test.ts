@@ -425,9 +425,25 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
     expect(seen).toEqual([...ids].sort());
   });
 
-  it('reads App roles from settings: built-in names cannot be redefined', async () => {
-    const res = await t.call('PATCH', '/v1/app/settings', { organizations: { roles: { owner: ['x:y'] } } });
-    expect(res.status).toBe(400);
-    expect(expectErrorShape(res).error_type).toBe('invalid_field');
+  it('reads App roles from settings: built-in names cannot be redefined; 50 roles of 100 permissions at most', async () => {
+    const patch = (roles: unknown) => t.call('PATCH', '/v1/app/settings', { organizations: { roles } });
+    const refused = async (roles: unknown, field: string) => {
+      const res = await patch(roles);
+      expect(res.status).toBe(400);
+      expect([expectErrorShape(res).error_type, res.body.error_field]).toEqual(['invalid_field', field]);
+    };
+    await refused({ owner: ['x:y'] }, 'organizations.roles.owner');
+    await refused({ billing: ['Invoices Read'] }, 'organizations.roles.billing.0');
+    const perms = (n: number) => ({ big: Array.from({ length: n }, (_, i) => `p${i}:read`) });
+    expect((await patch(perms(100))).status).toBe(200);
+    await refused(perms(101), 'organizations.roles.big');
+    // A merge patch: null removes a role. With billing, 49 more make the 50 allowed.
+    expect((await patch({ big: null })).status).toBe(200);
+    const names = Array.from({ length: 49 }, (_, i) => `role${i}`);
+    expect((await patch(Object.fromEntries(names.map((r) => [r, ['a:b']])))).status).toBe(200);
+    await refused({ one_more: ['a:b'] }, 'organizations.roles');
+    expect((await patch(Object.fromEntries(names.map((r) => [r, null])))).status).toBe(200);
+    const app = await t.call('GET', '/v1/app');
+    expect(app.body.settings.organizations.roles).toEqual({ billing: ['invoices:read', 'invoices:write'] });
   });
 });
