@@ -3,6 +3,7 @@ import { balancesCapability } from './balances/capability.js';
 import { eventsCapability } from './events/capability.js';
 import { magicLinksCapability } from './magic-links/capability.js';
 import { oauthCapability } from './oauth/capability.js';
+import { organizationsCapability } from './organizations/capability.js';
 import { otpsCapability } from './otps/capability.js';
 import { passwordAuthCapability } from './password-auth/capability.js';
 import { passwordsCapability } from './passwords/capability.js';
@@ -37,6 +38,7 @@ export const defaultCapabilities = [
   passwordsCapability,
   passwordAuthCapability,
   oauthCapability,
+  organizationsCapability,
   eventsCapability,
   webhooksCapability,
 ] as const;

@@ -241,6 +241,22 @@ export const capabilityErrors = {
     status: 409,
     message: 'This is the only way the user can sign in; add another before removing it.',
   },
+  // organizations: organizations/errors.ts
+  organization_not_found: { status: 404, message: 'The App has no organization with this id.' },
+  organization_member_not_found: { status: 404, message: 'The organization has no member with this id.' },
+  organization_slug_taken: { status: 409, message: 'Another organization of the App has this slug.' },
+  organization_member_exists: {
+    status: 409,
+    message: 'The user already is a member of this organization; change their roles instead.',
+  },
+  last_owner: {
+    status: 409,
+    message: "This is the organization's last owner: make another member an owner first.",
+  },
+  unknown_role: {
+    status: 400,
+    message: 'No such role: the built-in owner, admin and member, or one in settings.organizations.roles.',
+  },
   // events: events/errors.ts
   event_not_found: { status: 404, message: 'No event with this id.' },
   // webhooks: webhooks/errors.ts

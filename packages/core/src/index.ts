@@ -99,6 +99,19 @@ export type {
 export type { OAuthProviderSettings } from './oauth/schema.js';
 export type { OAuthService } from './oauth/service.js';
 export type { LatchkeyOptions } from './options.js';
+export type {
+  MemberChanged,
+  OrganizationMemberPage,
+  OrganizationMemberRecord,
+  OrganizationPage,
+  OrganizationRecord,
+  OrganizationRepo,
+  OrganizationUpdate,
+  OrganizationUpdated,
+} from './organizations/repo.js';
+export { OWNER_ROLE } from './organizations/repo.js';
+export type { OrganizationSettings } from './organizations/schema.js';
+export type { OrganizationService } from './organizations/service.js';
 export type { OtpConsumeFailure, OtpRecord, OtpRepo } from './otps/repo.js';
 export type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './otps/schema.js';
 export type { OtpService } from './otps/service.js';
@@ -186,6 +199,7 @@ export {
 export type { EventType } from './shared/event-types.js';
 export { EVENT_TYPES } from './shared/event-types.js';
 export type { Factor } from './shared/factor.js';
+export { BUILT_IN_ROLES } from './shared/organization-roles.js';
 export { isAllowedRedirect } from './shared/redirect-url.js';
 export type { SigningRequest, SignUnder } from './shared/signing-request.js';
 export type { TelemetrySpan, TelemetrySpanOptions, TelemetryTracer } from './telemetry/tracer.js';

@@ -111,6 +111,27 @@ export interface OAuthLinksTable {
   updated_at: Seconds;
 }
 
+export interface OrganizationsTable {
+  id: string;
+  app_id: string;
+  name: string;
+  slug: string;
+  allowed_email_domains: Json;
+  settings: Json;
+  created_at: Seconds;
+  updated_at: Seconds;
+}
+
+export interface OrganizationMembersTable {
+  id: string;
+  app_id: string;
+  organization_id: string;
+  user_id: string;
+  roles: Json;
+  created_at: Seconds;
+  updated_at: Seconds;
+}
+
 export interface SessionsTable {
   id: string;
   app_id: string;
@@ -386,6 +407,8 @@ export interface Database {
   passwords: PasswordsTable;
   oauth_flows: OAuthFlowsTable;
   oauth_links: OAuthLinksTable;
+  organizations: OrganizationsTable;
+  organization_members: OrganizationMembersTable;
   sessions: SessionsTable;
   session_revocations: SessionRevocationsTable;
   signing_keys: SigningKeysTable;

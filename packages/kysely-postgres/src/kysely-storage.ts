@@ -9,6 +9,7 @@ import { kyselyContactRepo } from './repos/contact-repo.js';
 import { kyselyEventRepo, kyselyWebhookRepo } from './repos/event-repo.js';
 import { kyselyMagicLinkRepo } from './repos/magic-link-repo.js';
 import { kyselyOAuthRepo } from './repos/oauth-repo.js';
+import { kyselyOrganizationRepo } from './repos/organization-repo.js';
 import { kyselyOtpRepo } from './repos/otp-repo.js';
 import { kyselyPasswordRepo } from './repos/password-repo.js';
 import { kyselyRateLimitRepo } from './repos/rate-limit-repo.js';
@@ -94,6 +95,7 @@ function bind(
     magicLinks: withStorageErrors(kyselyMagicLinkRepo(db, statements)),
     passwords: withStorageErrors(kyselyPasswordRepo(db)),
     oauth: withStorageErrors(kyselyOAuthRepo(db, statements)),
+    organizations: withStorageErrors(kyselyOrganizationRepo(db)),
     sessions: withStorageErrors(kyselySessionRepo(db, statements)),
     signingKeys: withStorageErrors(kyselySigningKeyRepo(db)),
     rateLimits: withStorageErrors(kyselyRateLimitRepo(db, statements, schema)),

@@ -66,6 +66,7 @@ const ALL = [
   '0016_session_revocations',
   '0017_oauth',
   '0018_solana_transactions',
+  '0019_organizations',
 ];
 
 // "column type nullable", in table order.
@@ -164,6 +165,25 @@ const COLUMNS: Record<string, string[]> = {
     'email text YES',
     'email_verified boolean NO',
     'provider_tokens_sealed text YES',
+    'created_at bigint NO',
+    'updated_at bigint NO',
+  ],
+  organizations: [
+    'id text NO',
+    'app_id text NO',
+    'name text NO',
+    'slug text NO',
+    'allowed_email_domains jsonb NO',
+    'settings jsonb NO',
+    'created_at bigint NO',
+    'updated_at bigint NO',
+  ],
+  organization_members: [
+    'id text NO',
+    'app_id text NO',
+    'organization_id text NO',
+    'user_id text NO',
+    'roles jsonb NO',
     'created_at bigint NO',
     'updated_at bigint NO',
   ],
@@ -460,6 +480,15 @@ for (const [name, open] of Object.entries(openers)) {
         // A state names its App: unique across Apps, as OAuthRepo.takeState finds it by hash alone.
         { name: 'oauth_flows_state_hash_key', type: 'UNIQUE', columns: 'state_hash' },
         { name: 'oauth_links_app_id_issuer_subject_key', type: 'UNIQUE', columns: 'app_id,issuer,subject' },
+        // One membership per user and organization (insertMember's ON CONFLICT).
+        {
+          name: 'organization_members_app_id_organization_id_user_id_key',
+          type: 'UNIQUE',
+          columns: 'app_id,organization_id,user_id',
+        },
+        // Members name their organization by (app_id, id): never another App's.
+        { name: 'organizations_app_id_id_key', type: 'UNIQUE', columns: 'app_id,id' },
+        { name: 'organizations_app_id_slug_key', type: 'UNIQUE', columns: 'app_id,slug' },
         { name: 'otps_app_id_method_id_key', type: 'UNIQUE', columns: 'app_id,method_id' },
         { name: 'phone_numbers_app_id_address_key', type: 'UNIQUE', columns: 'app_id,address' },
         { name: 'seeds_app_id_user_id_key', type: 'UNIQUE', columns: 'app_id,user_id' },
@@ -480,7 +509,7 @@ for (const [name, open] of Object.entries(openers)) {
       expect(primaryKeys.sort()).toEqual([
         'app_id,user_id',
         'event_id,endpoint_id',
-        ...Array(24).fill('id'),
+        ...Array(26).fill('id'),
         'key,window_start',
         'session_id',
         // The nonce sequence: one row per wallet and chain, locked by every send.
@@ -507,6 +536,8 @@ for (const [name, open] of Object.entries(openers)) {
           'oauth_links_user_fkey',
           'oauth_flows_user_fkey',
           'oauth_flows_link_user_fkey',
+          'organization_members_user_fkey',
+          'organization_members_organization_fkey',
         ]),
       );
 

@@ -81,6 +81,43 @@ describe.each(targets)('services on $name', (target) => {
     expect(Number(users[0]!.n)).toBe(1);
   });
 
+  it('20 concurrent demotions and removals of the last two owners leave exactly one owner', async () => {
+    // Rounds, each on a fresh organization: one round's overlap can be too short to show a bug.
+    for (let round = 0; round < 5; round++) {
+      const [a, b] = [await latchkey.users.create(appId, {}), await latchkey.users.create(appId, {})];
+      const org = await latchkey.organizations.create(appId, {
+        name: 'Race',
+        slug: `race-${round}-${Date.now()}`,
+        owner_user_id: a.user_id,
+      });
+      await latchkey.organizations.addMember(appId, org.organization_id, {
+        user_id: b.user_id,
+        roles: ['owner'],
+      });
+      const { members } = await latchkey.organizations.listMembers(appId, org.organization_id, {});
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => {
+          const member = members[i % 2]!.member_id;
+          return i % 4 < 2
+            ? latchkey.organizations.updateMember(appId, org.organization_id, member, { roles: ['admin'] })
+            : latchkey.organizations.removeMember(appId, org.organization_id, member);
+        }),
+      );
+      const refused = results.flatMap((r) =>
+        r.status === 'rejected' ? [(r.reason as { errorType: string }).errorType] : [],
+      );
+      expect(
+        new Set(refused).size === 0 ||
+          [...new Set(refused)].every((t) => ['last_owner', 'organization_member_not_found'].includes(t)),
+      ).toBe(true);
+      const owners = await h.sql<{ n: string }>(
+        `select count(*) as n from "${h.schema}".organization_members where organization_id = $1 and roles @> '["owner"]'::jsonb`,
+        [org.organization_id],
+      );
+      expect(Number(owners[0]!.n)).toBe(1);
+    }
+  });
+
   it('20 concurrent creates of one (user, wallet type): one wallet, one seed', async () => {
     const { user_id } = await latchkey.users.create(appId, {});
     const results = await Promise.all(

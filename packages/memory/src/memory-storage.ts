@@ -5,6 +5,7 @@ import { createJournal } from './journal.js';
 import { memoryMagicLinkRepo } from './magic-link-repo.js';
 import { createMutex } from './mutex.js';
 import { memoryOAuthRepo } from './oauth-repo.js';
+import { memoryOrganizationRepo } from './organization-repo.js';
 import { memoryOtpRepo } from './otp-repo.js';
 import { memoryPasswordRepo } from './password-repo.js';
 import { memoryRateLimitRepo } from './rate-limit-repo.js';
@@ -50,6 +51,7 @@ export function memoryStorage(): Storage {
     magicLinks: memoryMagicLinkRepo(state.magicLinks),
     passwords: memoryPasswordRepo(state.passwords),
     oauth: memoryOAuthRepo(state.oauthFlows, state.oauthLinks),
+    organizations: memoryOrganizationRepo(state.organizations, state.organizationMembers, userExists),
     sessions: memorySessionRepo(state.sessions, state.sessionRevocations, revocations.announce),
     signingKeys: memorySigningKeyRepo(state.signingKeys),
     rateLimits: memoryRateLimitRepo(state.rateLimits),

@@ -5,6 +5,8 @@ import type {
   MagicLinkRecord,
   OAuthFlowRecord,
   OAuthLinkRecord,
+  OrganizationMemberRecord,
+  OrganizationRecord,
   OtpRecord,
   PasswordRecord,
   RecoveryCodeRecord,
@@ -46,6 +48,8 @@ export interface MemoryState {
   passwords: Map<string, PasswordRecord>;
   oauthFlows: Map<string, OAuthFlowRecord>;
   oauthLinks: Map<string, OAuthLinkRecord>;
+  organizations: Map<string, OrganizationRecord>;
+  organizationMembers: Map<string, OrganizationMemberRecord>;
   sessions: Map<string, SessionRecord>;
   /** Revoked sessions by id: the record every Latchkey on this storage catches up from. */
   sessionRevocations: Map<string, SessionRevocation>;
@@ -96,6 +100,8 @@ export function emptyState(journal: Journal): MemoryState {
     passwords: table(),
     oauthFlows: table(),
     oauthLinks: table(),
+    organizations: table(),
+    organizationMembers: table(),
     sessions: table(),
     sessionRevocations: table(),
     signingKeys: table(),

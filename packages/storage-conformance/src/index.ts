@@ -11,6 +11,7 @@ export {
 export type { ConformanceTarget } from './suite.js';
 export { runStorageConformance } from './suite.js';
 export { makeOAuthFlow, makeOAuthLink } from './suite-oauth.js';
+export { makeMember, makeOrganization } from './suite-organizations.js';
 export { makePassword } from './suite-passwords.js';
 export { makeTotp } from './suite-totps.js';
 export { makeWalletChallenge } from './suite-wallet-challenges.js';

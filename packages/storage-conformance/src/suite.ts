@@ -4,6 +4,7 @@ import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
 import { authRepoCases } from './suite-auth.js';
 import { findOrCreateCases } from './suite-find-or-create.js';
 import { oauthRepoCases } from './suite-oauth.js';
+import { organizationRepoCases } from './suite-organizations.js';
 import { passwordRepoCases } from './suite-passwords.js';
 import { revocationRecordCases } from './suite-revocations.js';
 import { stateTableCases } from './suite-states.js';
@@ -225,6 +226,7 @@ export function runStorageConformance(target: ConformanceTarget): void {
     totpRepoCases(() => s);
     passwordRepoCases(() => s, target.parallelism);
     oauthRepoCases(() => s, target.parallelism);
+    organizationRepoCases(() => s, target.parallelism);
     webauthnRepoCases(() => s);
     walletChallengeRepoCases(() => s);
     walletPolicyRepoCases(() => s);

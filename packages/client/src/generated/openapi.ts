@@ -30,7 +30,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -121,7 +121,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -220,7 +220,7 @@ export interface paths {
                         "application/json": components["schemas"]["MagicLinkAuthenticateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -238,7 +238,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -323,7 +323,7 @@ export interface paths {
                         "application/json": components["schemas"]["MagicLinkLoginOrCreateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -433,7 +433,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -451,7 +451,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -538,7 +538,7 @@ export interface paths {
                         "application/json": components["schemas"]["OAuthAuthenticateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -556,7 +556,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -640,7 +640,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -698,7 +698,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -792,7 +792,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -819,7 +819,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -828,7 +828,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -922,7 +922,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -949,7 +949,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -958,7 +958,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1052,7 +1052,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1079,7 +1079,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1088,7 +1088,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1182,7 +1182,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1209,7 +1209,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1218,7 +1218,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1312,7 +1312,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1330,7 +1330,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1415,7 +1415,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordSignedInResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1509,7 +1509,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordSignedInResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1536,7 +1536,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1630,7 +1630,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordSignedInResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1648,7 +1648,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1733,7 +1733,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordResetStartResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1836,7 +1836,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordSignedInResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1930,7 +1930,7 @@ export interface paths {
                         "application/json": components["schemas"]["MigratePasswordResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2024,7 +2024,7 @@ export interface paths {
                         "application/json": components["schemas"]["AuthenticateSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2118,7 +2118,7 @@ export interface paths {
                         "application/json": components["schemas"]["StrengthCheckResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2145,7 +2145,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2230,7 +2230,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListSessionsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2257,7 +2257,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2326,7 +2326,7 @@ export interface paths {
                         "application/json": components["schemas"]["AuthenticateSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2414,7 +2414,7 @@ export interface paths {
                         "application/json": components["schemas"]["JWKS"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2488,7 +2488,7 @@ export interface paths {
                         "application/json": components["schemas"]["JWKS"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2506,7 +2506,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2572,7 +2572,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionRevocations"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2659,7 +2659,7 @@ export interface paths {
                         "application/json": components["schemas"]["RevokeSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2762,7 +2762,7 @@ export interface paths {
                         "application/json": components["schemas"]["RevokeAllSessionsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2789,7 +2789,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2874,7 +2874,7 @@ export interface paths {
                         "application/json": components["schemas"]["TotpSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2901,7 +2901,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2986,7 +2986,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateTotpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3013,7 +3013,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3022,7 +3022,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3107,7 +3107,7 @@ export interface paths {
                         "application/json": components["schemas"]["TotpSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3134,7 +3134,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3219,7 +3219,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyTotpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3246,7 +3246,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3255,7 +3255,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3340,7 +3340,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateUserResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3367,7 +3367,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3448,7 +3448,7 @@ export interface paths {
                         "application/json": components["schemas"]["User"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3475,7 +3475,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3543,7 +3543,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3570,7 +3570,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3635,7 +3635,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3662,7 +3662,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3671,7 +3671,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3736,7 +3736,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3763,7 +3763,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3828,7 +3828,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3855,7 +3855,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3920,7 +3920,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3947,7 +3947,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4013,7 +4013,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletChallengeResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4040,7 +4040,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4125,7 +4125,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyWalletResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4143,7 +4143,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4231,7 +4231,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnAuthenticationBeginResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4258,7 +4258,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4343,7 +4343,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnAuthenticationCompleteResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4440,7 +4440,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnRegistrationBeginResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4467,7 +4467,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4555,7 +4555,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnRegistrationCreateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4582,7 +4582,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4591,7 +4591,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4676,7 +4676,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListEventsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4759,7 +4759,7 @@ export interface paths {
                         "application/json": components["schemas"]["EventDetail"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4786,7 +4786,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4857,7 +4857,7 @@ export interface paths {
                         "application/json": components["schemas"]["RedeliverResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4884,7 +4884,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4963,7 +4963,7 @@ export interface paths {
                         "application/json": components["schemas"]["Health"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5009,6 +5009,965 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The App's organizations, or one user's, a page at a time */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next_cursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Page size, 1–1000; 100 when absent. */
+                    limit?: number;
+                    /** @description Only the organizations this user is a member of. */
+                    user_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of organizations */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ListOrganizationsResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create an organization, with its first owner when `owner_user_id` is given */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateOrganizationRequest"];
+                };
+            };
+            responses: {
+                /** @description The organization */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Organization"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organization_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The organization */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Organization"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete an organization and its memberships (its users stay) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DeletedOrganization"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change an organization's name, slug, email domains or settings */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateOrganizationRequest"];
+                };
+            };
+            responses: {
+                /** @description The organization as changed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Organization"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/organizations/{organization_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's members, a page at a time */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next_cursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Page size, 1–1000; 100 when absent. */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of members */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ListOrganizationMembersResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a user as a member, by id or by email (creating the user when the App has none) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AddOrganizationMemberRequest"];
+                };
+            };
+            responses: {
+                /** @description The member */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AddedOrganizationMember"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organization_id}/members/{member_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A member of an organization */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    member_id: string;
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The member */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationMember"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove a member (never the last owner; the user stays) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    member_id: string;
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RemovedOrganizationMember"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Replace a member's roles (the last owner stays an owner) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    member_id: string;
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateOrganizationMemberRequest"];
+                };
+            };
+            responses: {
+                /** @description The member as changed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationMember"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/v1/wallets/{wallet_id}/export": {
         parameters: {
             query?: never;
@@ -5043,7 +6002,7 @@ export interface paths {
                         "application/json": components["schemas"]["ExportWalletResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5070,7 +6029,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5157,7 +6116,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5184,7 +6143,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5193,7 +6152,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5307,7 +6266,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignMessageResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5334,7 +6293,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5421,7 +6380,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5448,7 +6407,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5535,7 +6494,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignTypedDataResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5562,7 +6521,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5648,7 +6607,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletSignaturesResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5675,7 +6634,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5745,7 +6704,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletTransactionsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5772,7 +6731,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5838,7 +6797,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletTransaction"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5865,7 +6824,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5964,7 +6923,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5991,7 +6950,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6000,7 +6959,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6115,7 +7074,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6142,7 +7101,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6151,7 +7110,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6263,7 +7222,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletBalanceResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6290,7 +7249,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6402,7 +7361,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wallet"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6429,7 +7388,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6514,7 +7473,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wallet"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6541,7 +7500,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6550,7 +7509,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6635,7 +7594,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6722,7 +7681,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletPoliciesResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6793,7 +7752,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6820,7 +7779,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6829,7 +7788,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6910,7 +7869,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6937,7 +7896,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6989,7 +7948,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeleteWalletPolicyResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7016,7 +7975,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7072,7 +8031,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7099,7 +8058,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7174,7 +8133,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7245,7 +8204,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreatedWebhookEndpoint"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7347,7 +8306,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7374,7 +8333,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7412,6 +8371,19 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AddedOrganizationMember: components["schemas"]["OrganizationMember"] & {
+            /** @description Whether `email` named no user, so one was created. */
+            user_created: boolean;
+        };
+        /** @description Exactly one of `user_id` and `email`. */
+        AddOrganizationMemberRequest: {
+            /** @description The user with this email, created (pending) when the App has none; or send `user_id`. */
+            email?: string;
+            /** @description The member's roles; the organization's `default_role` when absent. */
+            roles?: string[];
+            /** @description A user of the App; or send `email`. */
+            user_id?: string;
+        };
         App: {
             app_id: string;
             created_at: number;
@@ -7557,6 +8529,13 @@ export interface components {
                             /** @enum {string} */
                             type: "discord";
                         };
+                    };
+                };
+                /** @default {} */
+                organizations: {
+                    /** @default {} */
+                    roles: {
+                        [key: string]: string[];
                     };
                 };
                 /** @default {} */
@@ -7786,6 +8765,34 @@ export interface components {
             /** @description The `whsec_…` signing secret; shown only here. */
             secret: string;
         };
+        CreateOrganizationRequest: {
+            /** @description Email domains (example.com) of the organization; for verified-domain joining, coming next. */
+            allowed_email_domains?: string[];
+            name: string;
+            /** @description A user of the App who becomes its first owner. */
+            owner_user_id?: string;
+            settings?: {
+                /** @description The sign-in methods members may use in an organization-scoped session; empty: any the App allows. */
+                allowed_sign_in_methods?: ("email_otp" | "sms_otp" | "magic_link" | "password" | "oauth" | "webauthn" | "wallet" | "sso")[];
+                /**
+                 * @description The role a member gets when none is named (and, later, one who joins by invitation, domain or SSO).
+                 * @example billing
+                 */
+                default_role?: string;
+                /** @description Whether members must sign in through the organization’s SSO connection. Only false until SSO connections exist. */
+                sso_required?: boolean;
+                /**
+                 * @description `admins`: members holding `members:invite` (owners and admins by default); `members`: any member. Read by invitations (coming next).
+                 * @enum {string}
+                 */
+                who_can_invite?: "admins" | "members";
+            };
+            /**
+             * @description Unique within the App.
+             * @example acme
+             */
+            slug: string;
+        };
         CreatePasswordRequest: {
             device_fingerprint?: components["schemas"]["DeviceFingerprint"];
             email: string;
@@ -7845,6 +8852,9 @@ export interface components {
             event_types: components["schemas"]["EventType"][];
             url: string;
         };
+        DeletedOrganization: {
+            organization_id: string;
+        };
         DeletedWebhookEndpoint: {
             endpoint_id: string;
         };
@@ -7877,7 +8887,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "fee_payer_not_wallet" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_code_verifier_mismatch" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "fee_payer_not_wallet" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_code_verifier_mismatch" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "organization_not_found" | "organization_member_not_found" | "organization_slug_taken" | "organization_member_exists" | "last_owner" | "unknown_role" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;
@@ -7964,7 +8974,7 @@ export interface components {
             event: components["schemas"]["Event"];
         };
         /** @enum {string} */
-        EventType: "user.created" | "user.oauth_linked" | "user.oauth_unlinked" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "password.created" | "password.changed" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "wallet.transaction.sent" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.transaction.replaced" | "webhook_endpoint.disabled";
+        EventType: "user.created" | "user.oauth_linked" | "user.oauth_unlinked" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "password.created" | "password.changed" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "wallet.transaction.sent" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.transaction.replaced" | "organization.created" | "organization.updated" | "organization.deleted" | "organization.member.added" | "organization.member.updated" | "organization.member.removed" | "webhook_endpoint.disabled";
         ExportWalletRequest: {
             /** @description P-256 (SEC1, 33 or 65 bytes) or X25519 (32 bytes) public key, hex or base64url; the key is encrypted to it. */
             recipient_public_key: string;
@@ -8031,6 +9041,16 @@ export interface components {
             events: components["schemas"]["Event"][];
             /** @description Pass as `cursor` for the next page (older events); null on the last. */
             next_cursor: string | null;
+        };
+        ListOrganizationMembersResponse: {
+            members: components["schemas"]["OrganizationMember"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        ListOrganizationsResponse: {
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+            organizations: components["schemas"]["Organization"][];
         };
         ListSessionsResponse: {
             sessions: components["schemas"]["ListedSession"][];
@@ -8210,6 +9230,49 @@ export interface components {
             provider_id: string;
             subject: string;
         };
+        Organization: {
+            allowed_email_domains: string[];
+            created_at: number;
+            name: string;
+            organization_id: string;
+            settings: components["schemas"]["OrganizationSettings"];
+            slug: string;
+            updated_at: number;
+        };
+        OrganizationMember: {
+            created_at: number;
+            member_id: string;
+            organization_id: string;
+            /** @description What the roles grant, as the App defines them now (`*`: every permission). */
+            permissions: string[];
+            roles: string[];
+            updated_at: number;
+            user_id: string;
+        };
+        OrganizationSettings: {
+            /**
+             * @description The sign-in methods members may use in an organization-scoped session; empty: any the App allows.
+             * @default []
+             */
+            allowed_sign_in_methods: ("email_otp" | "sms_otp" | "magic_link" | "password" | "oauth" | "webauthn" | "wallet" | "sso")[];
+            /**
+             * @description The role a member gets when none is named (and, later, one who joins by invitation, domain or SSO).
+             * @default member
+             * @example billing
+             */
+            default_role: string;
+            /**
+             * @description Whether members must sign in through the organization’s SSO connection. Only false until SSO connections exist.
+             * @default false
+             */
+            sso_required: boolean;
+            /**
+             * @description `admins`: members holding `members:invite` (owners and admins by default); `members`: any member. Read by invitations (coming next).
+             * @default admins
+             * @enum {string}
+             */
+            who_can_invite: "admins" | "members";
+        };
         PasswordFactor: {
             /** @enum {string} */
             delivery_channel: "knowledge";
@@ -8307,6 +9370,10 @@ export interface components {
         RemovedMethodResponse: {
             message: string;
             user_id: string;
+        };
+        RemovedOrganizationMember: {
+            member_id: string;
+            organization_id: string;
         };
         /** @description Fees for the replacement; each is at least 1.125× (plus 1 wei) the replaced one and the current estimate when absent or lower. */
         ReplaceTransactionRequest: {
@@ -8582,6 +9649,36 @@ export interface components {
             session_token?: string;
             totp_id: string;
             user_id: string;
+        };
+        UpdateOrganizationMemberRequest: {
+            /** @description Built-in (`owner`, `admin`, `member`) or the App’s `settings.organizations.roles`. */
+            roles: string[];
+        };
+        UpdateOrganizationRequest: {
+            /** @description Email domains (example.com) of the organization; for verified-domain joining, coming next. */
+            allowed_email_domains?: string[];
+            name?: string;
+            settings?: {
+                /** @description The sign-in methods members may use in an organization-scoped session; empty: any the App allows. */
+                allowed_sign_in_methods?: ("email_otp" | "sms_otp" | "magic_link" | "password" | "oauth" | "webauthn" | "wallet" | "sso")[];
+                /**
+                 * @description The role a member gets when none is named (and, later, one who joins by invitation, domain or SSO).
+                 * @example billing
+                 */
+                default_role?: string;
+                /** @description Whether members must sign in through the organization’s SSO connection. Only false until SSO connections exist. */
+                sso_required?: boolean;
+                /**
+                 * @description `admins`: members holding `members:invite` (owners and admins by default); `members`: any member. Read by invitations (coming next).
+                 * @enum {string}
+                 */
+                who_can_invite?: "admins" | "members";
+            };
+            /**
+             * @description Unique within the App.
+             * @example acme
+             */
+            slug?: string;
         };
         UpdateWalletPolicyRequest: {
             name?: string;

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { smsNumberTypes } from '../messages/sms-policy.js';
 import { oauthSettingsSchema } from '../oauth/schema.js';
 import { routeLimitSettings } from '../rate-limits/route-rules.js';
+import { organizationsAppSettingsSchema } from '../shared/organization-roles.js';
 import { originSchema } from '../shared/origin.js';
 
 function rateLimitRule(limit: number, windowSeconds: number) {
@@ -183,6 +184,8 @@ export const appSettingsSchema = z.object({
     .prefault({}),
   /** Sign-in providers (docs/oauth.md); client secrets and keys are sealed when written. */
   oauth: oauthSettingsSchema,
+  /** Organizations (docs/organizations.md): the roles the App adds to owner, admin and member. */
+  organizations: organizationsAppSettingsSchema,
   cors: z
     .object({
       /** Browser origins (`https://app.example.com`) that may call the public-token routes. */

@@ -147,6 +147,13 @@ const transactionEvents = (t: WalletTransactionRecord | null): ImpliedEvent[] =>
   });
 };
 
+const memberData = (m: { organization_id: string; id: string; user_id: string; roles: string[] }) => ({
+  organization_id: m.organization_id,
+  member_id: m.id,
+  user_id: m.user_id,
+  roles: m.roles,
+});
+
 /**
  * Which storage writes are events. Kept at the storage boundary so that every code path making
  * one of these changes emits its event, in the change's own transaction (docs/events.md).
@@ -183,6 +190,41 @@ export const writeRules: WriteRules = {
         revoked.flatMap((s) =>
           one(s.app_id, 'session.revoked', { ...sessionData(s), reason: reason ?? 'admin' }),
         ),
+    },
+  },
+  // Organizations (docs/organizations.md); the parameters are typed by the rule's repo method,
+  // so this file imports nothing from organizations/ (which imports the kernel, which imports here).
+  organizations: {
+    insert: {
+      events: (r, o) =>
+        r.inserted
+          ? one(o.app_id, 'organization.created', { organization_id: o.id, name: o.name, slug: o.slug })
+          : none,
+    },
+    update: {
+      events: (r) =>
+        r.ok
+          ? one(r.organization.app_id, 'organization.updated', {
+              organization_id: r.organization.id,
+              name: r.organization.name,
+              slug: r.organization.slug,
+            })
+          : none,
+    },
+    delete: {
+      events: (o) =>
+        o ? one(o.app_id, 'organization.deleted', { organization_id: o.id, slug: o.slug }) : none,
+    },
+    insertMember: {
+      events: (r, m) => (r.inserted ? one(m.app_id, 'organization.member.added', memberData(m)) : none),
+    },
+    updateMemberRoles: {
+      events: (r) =>
+        r.ok ? one(r.member.app_id, 'organization.member.updated', memberData(r.member)) : none,
+    },
+    deleteMember: {
+      events: (r) =>
+        r.ok ? one(r.member.app_id, 'organization.member.removed', memberData(r.member)) : none,
     },
   },
   otps: {

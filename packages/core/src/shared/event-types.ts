@@ -33,6 +33,12 @@ export const EVENT_TYPES = [
   'wallet.transaction.confirmed',
   'wallet.transaction.failed',
   'wallet.transaction.replaced',
+  'organization.created',
+  'organization.updated',
+  'organization.deleted',
+  'organization.member.added',
+  'organization.member.updated',
+  'organization.member.removed',
   'webhook_endpoint.disabled',
 ] as const;
 

@@ -17,6 +17,7 @@ import * as walletTransactions from './0015_wallet_transactions.js';
 import * as sessionRevocations from './0016_session_revocations.js';
 import * as oauth from './0017_oauth.js';
 import * as solanaTransactions from './0018_solana_transactions.js';
+import * as organizations from './0019_organizations.js';
 
 /**
  * A migration, run against the storage's schema. `schema` (undefined: the search path) is for the
@@ -51,4 +52,5 @@ export const migrations: Record<string, LatchkeyMigration> = {
   '0016_session_revocations': sessionRevocations,
   '0017_oauth': oauth,
   '0018_solana_transactions': solanaTransactions,
+  '0019_organizations': organizations,
 };

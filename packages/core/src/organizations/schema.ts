@@ -1,0 +1,210 @@
+import { z } from '@hono/zod-openapi';
+import { domainProblem } from '../shared/hostnames.js';
+import { roleNameSchema } from '../shared/organization-roles.js';
+import { nextCursorSchema, pageQueryFields } from '../shared/page.js';
+
+const id = z.string().min(1).max(100);
+
+/** The ways a member may sign in, once organizations restrict them (empty: whatever the App allows). */
+export const SIGN_IN_METHODS = [
+  'email_otp',
+  'sms_otp',
+  'magic_link',
+  'password',
+  'oauth',
+  'webauthn',
+  'wallet',
+  'sso',
+] as const;
+
+const settingsFields = {
+  who_can_invite: z.enum(['admins', 'members']).openapi({
+    description:
+      '`admins`: members holding `members:invite` (owners and admins by default); `members`: any member. Read by invitations (coming next).',
+  }),
+  default_role: roleNameSchema.openapi({
+    description:
+      'The role a member gets when none is named (and, later, one who joins by invitation, domain or SSO).',
+  }),
+  allowed_sign_in_methods: z.array(z.enum(SIGN_IN_METHODS)).max(SIGN_IN_METHODS.length).openapi({
+    description:
+      'The sign-in methods members may use in an organization-scoped session; empty: any the App allows.',
+  }),
+  sso_required: z.boolean().openapi({
+    description:
+      'Whether members must sign in through the organization’s SSO connection. Only false until SSO connections exist.',
+  }),
+};
+
+const ssoNotYet = (s: { sso_required?: boolean | undefined }) => s.sso_required !== true;
+const ssoNotYetMessage = {
+  message: 'sso_required needs an SSO connection on the organization, which this version cannot hold yet',
+  path: ['sso_required'],
+};
+
+/** An organization's settings as stored, every field with its default. */
+export const organizationSettingsSchema = z
+  .object({
+    who_can_invite: settingsFields.who_can_invite.default('admins'),
+    default_role: settingsFields.default_role.default('member'),
+    allowed_sign_in_methods: settingsFields.allowed_sign_in_methods.default([]),
+    sso_required: settingsFields.sso_required.default(false),
+  })
+  .openapi('OrganizationSettings');
+
+export type OrganizationSettings = z.infer<typeof organizationSettingsSchema>;
+
+/** Settings as a request sends them: any subset, the rest kept (or defaulted on create). */
+const settingsInputSchema = z
+  .strictObject({
+    who_can_invite: settingsFields.who_can_invite.optional(),
+    default_role: settingsFields.default_role.optional(),
+    allowed_sign_in_methods: settingsFields.allowed_sign_in_methods.optional(),
+    sso_required: settingsFields.sso_required.optional(),
+  })
+  .refine(ssoNotYet, ssoNotYetMessage);
+
+export type OrganizationSettingsInput = z.infer<typeof settingsInputSchema>;
+
+const name = z.string().trim().min(1).max(200);
+const slug = z
+  .string()
+  .regex(
+    /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/,
+    'a slug: 1–64 of a-z, 0-9 and -, not starting or ending with -',
+  )
+  .openapi({ description: 'Unique within the App.', example: 'acme' });
+
+const emailDomains = z
+  .array(
+    z
+      .string()
+      .max(253)
+      .transform((d) => d.toLowerCase())
+      .superRefine((d, ctx) => {
+        const problem = domainProblem(d);
+        if (problem || d === 'localhost')
+          ctx.addIssue({ code: 'custom', message: problem ?? 'a domain such as example.com' });
+      }),
+  )
+  .max(100)
+  .transform((domains) => [...new Set(domains)])
+  .openapi({
+    description: 'Email domains (example.com) of the organization; for verified-domain joining, coming next.',
+  });
+
+const roles = z
+  .array(roleNameSchema)
+  .min(1)
+  .max(20)
+  .transform((r) => [...new Set(r)])
+  .openapi({
+    description: 'Built-in (`owner`, `admin`, `member`) or the App’s `settings.organizations.roles`.',
+  });
+
+export const createOrganizationRequestSchema = z
+  .strictObject({
+    name,
+    slug,
+    owner_user_id: id.optional().openapi({ description: 'A user of the App who becomes its first owner.' }),
+    allowed_email_domains: emailDomains.optional(),
+    settings: settingsInputSchema.optional(),
+  })
+  .openapi('CreateOrganizationRequest');
+
+export type CreateOrganizationRequest = z.infer<typeof createOrganizationRequestSchema>;
+
+export const updateOrganizationRequestSchema = z
+  .strictObject({
+    name: name.optional(),
+    slug: slug.optional(),
+    allowed_email_domains: emailDomains.optional(),
+    settings: settingsInputSchema.optional(),
+  })
+  .openapi('UpdateOrganizationRequest');
+
+export type UpdateOrganizationRequest = z.infer<typeof updateOrganizationRequestSchema>;
+
+export const organizationSchema = z
+  .object({
+    organization_id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    allowed_email_domains: z.array(z.string()),
+    settings: organizationSettingsSchema,
+    created_at: z.int(),
+    updated_at: z.int(),
+  })
+  .openapi('Organization');
+
+export type OrganizationView = z.infer<typeof organizationSchema>;
+
+export const organizationIdParamsSchema = z.object({ organization_id: id });
+export const memberIdParamsSchema = z.object({ organization_id: id, member_id: id });
+
+export const listOrganizationsQuerySchema = z.strictObject({
+  user_id: id.optional().openapi({ description: 'Only the organizations this user is a member of.' }),
+  ...pageQueryFields,
+});
+
+export type ListOrganizationsQuery = z.infer<typeof listOrganizationsQuerySchema>;
+
+const nextCursor = nextCursorSchema();
+
+export const listOrganizationsResponseSchema = z
+  .object({ organizations: z.array(organizationSchema), next_cursor: nextCursor })
+  .openapi('ListOrganizationsResponse');
+
+export const deletedOrganizationSchema = z
+  .object({ organization_id: z.string() })
+  .openapi('DeletedOrganization');
+
+export const addMemberRequestSchema = z
+  .strictObject({
+    user_id: id.optional().openapi({ description: 'A user of the App; or send `email`.' }),
+    email: z.string().max(320).optional().openapi({
+      description: 'The user with this email, created (pending) when the App has none; or send `user_id`.',
+    }),
+    roles: roles
+      .optional()
+      .openapi({ description: "The member's roles; the organization's `default_role` when absent." }),
+  })
+  .openapi('AddOrganizationMemberRequest', { description: 'Exactly one of `user_id` and `email`.' });
+
+export type AddMemberRequest = z.infer<typeof addMemberRequestSchema>;
+
+export const updateMemberRequestSchema = z.strictObject({ roles }).openapi('UpdateOrganizationMemberRequest');
+
+export const memberSchema = z
+  .object({
+    member_id: z.string(),
+    organization_id: z.string(),
+    user_id: z.string(),
+    roles: z.array(z.string()),
+    permissions: z.array(z.string()).openapi({
+      description: 'What the roles grant, as the App defines them now (`*`: every permission).',
+    }),
+    created_at: z.int(),
+    updated_at: z.int(),
+  })
+  .openapi('OrganizationMember');
+
+export type MemberView = z.infer<typeof memberSchema>;
+
+export const addedMemberSchema = memberSchema
+  .extend({
+    user_created: z.boolean().openapi({ description: 'Whether `email` named no user, so one was created.' }),
+  })
+  .openapi('AddedOrganizationMember');
+
+export const listMembersQuerySchema = z.strictObject(pageQueryFields);
+
+export type ListMembersQuery = z.infer<typeof listMembersQuerySchema>;
+
+export const listMembersResponseSchema = z
+  .object({ members: z.array(memberSchema), next_cursor: nextCursor })
+  .openapi('ListOrganizationMembersResponse');
+
+export const removedMemberSchema = z
+  .object({ member_id: z.string(), organization_id: z.string() })
+  .openapi('RemovedOrganizationMember');
