@@ -4,6 +4,7 @@ import { memoryStorage } from '@latchkey/memory';
 import { ContractFactory, Interface, JsonRpcProvider, Wallet } from 'ethers';
 import solc from 'solc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newSendRow } from '../src/wallet-transactions/new-send-row.js';
 import { ANVIL_KEYS, type AnvilNode, minedCount, startAnvil } from './anvil-node.js';
 import { expectErrorShape, testApp, testLatchkey } from './helpers.js';
 
@@ -203,6 +204,12 @@ describe('sending from an ethereum wallet (anvil)', () => {
     const poor = await send({ to: recipient(), value: (100n * ONE_ETH).toString() });
     expect(poor.status).toBe(400);
     expect(expectErrorShape(poor).error_type).toBe('insufficient_funds');
+    // With its gas given nothing is estimated: the node's own refusal of the signed overdraft
+    // says so, and its nonce is given back (the next send takes it).
+    const overdraft = await send({ to: recipient(), value: (100n * ONE_ETH).toString(), gas_limit: '21000' });
+    expect(overdraft.status).toBe(400);
+    expect(expectErrorShape(overdraft).error_type).toBe('insufficient_funds');
+    expect(await provider.getTransactionCount(wallet.public_address, 'pending')).toBe(0);
 
     const otherChain = await t.call('POST', `/v1/wallets/${wallet.id}/send_transaction`, {
       eth_transaction: { chain_id: '137', to: recipient() },
@@ -232,6 +239,10 @@ describe('sending from an ethereum wallet (anvil)', () => {
     });
     expect(mismatch.status).toBe(400);
     expect(expectErrorShape(mismatch).error_type).toBe('wallet_type_mismatch');
+    // The overdraft's nonce was given back: the first send that lands takes 0.
+    const next = await send({ to: recipient(), value: '1' });
+    expect(next.status).toBe(200);
+    expect(next.body.nonce).toBe(0);
   });
 
   it('sends an ERC-20 transfer that moves the balance wallets/balance reads', async () => {
@@ -415,35 +426,22 @@ describe('faults', () => {
     const { t, wallet, send } = await fundedApp();
     // A process that died after taking a nonce and before signing: its row stays `preparing`.
     const to = recipient();
-    const base = {
-      app_id: t.app_id,
-      wallet_id: wallet.id,
-      chain_id: String(CHAIN_ID),
-      kind: 'send' as const,
-      to,
-      value: '9',
-      data: null,
-      gas_limit: '21000',
-      max_fee_per_gas: '5000000000',
-      max_priority_fee_per_gas: '1000000000',
-      transaction_hash: null,
-      raw_transaction: null,
-      replaces: null,
-      replaced_by: null,
-      idempotency_key: null,
-      block_number: null,
-      gas_used: null,
-      effective_gas_price: null,
-      fee: null,
-      error: null,
-      created_at: t.clock.now() / 1000,
-      updated_at: t.clock.now() / 1000,
-    };
+    const base = (id: string) =>
+      newSendRow({
+        id,
+        app_id: t.app_id,
+        wallet_id: wallet.id,
+        chain_id: String(CHAIN_ID),
+        to,
+        value: '9',
+        gas_limit: '21000',
+        max_fee_per_gas: '5000000000',
+        max_priority_fee_per_gas: '1000000000',
+        idempotency_key: null,
+        now: t.clock.now() / 1000,
+      });
     const repo = t.storage.walletTransactions;
-    const dead = await repo.insertWithNextNonce(
-      { ...base, id: 'wtx_dead_preparing', status: 'preparing' },
-      0,
-    );
+    const dead = await repo.insertWithNextNonce(base('wtx_dead_preparing'), 0);
     expect(dead.transaction.nonce).toBe(0);
 
     // And one that died after signing and storing, before the broadcast: signed by the wallet.
@@ -459,7 +457,7 @@ describe('faults', () => {
       },
     });
     expect(signed.status).toBe(200);
-    const second = await repo.insertWithNextNonce({ ...base, id: 'wtx_dead_signed', status: 'preparing' }, 0);
+    const second = await repo.insertWithNextNonce(base('wtx_dead_signed'), 0);
     expect(second.transaction.nonce).toBe(1);
     await repo.transition(t.app_id, 'wtx_dead_signed', ['preparing'], {
       status: 'signed',

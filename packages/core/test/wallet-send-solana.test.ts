@@ -1,5 +1,6 @@
 import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newSendRow } from '../src/wallet-transactions/new-send-row.js';
 import { expectErrorShape, type TestApp, testApp, testLatchkey } from './helpers.js';
 import {
   LAMPORTS_PER_SIGNATURE,
@@ -244,33 +245,18 @@ describe.each(storageBackends())('sending from a solana wallet on $name storage'
     const now = Math.floor(clock.now() / 1000);
     // As a process killed between storing the send and signing it leaves it.
     const left = (id: string, key: string, updatedAt: number) =>
-      opened.storage.walletTransactions.insertOnce({
-        id,
-        app_id: t.app_id,
-        wallet_id: wallet.id,
-        chain_id: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
-        nonce: null,
-        kind: 'send',
-        status: 'preparing',
-        to,
-        value: '1000000',
-        data: null,
-        gas_limit: null,
-        max_fee_per_gas: null,
-        max_priority_fee_per_gas: null,
-        transaction_hash: null,
-        raw_transaction: null,
-        replaces: null,
-        replaced_by: null,
-        idempotency_key: key,
-        block_number: null,
-        gas_used: null,
-        effective_gas_price: null,
-        fee: null,
-        error: null,
-        created_at: updatedAt,
-        updated_at: updatedAt,
-      });
+      opened.storage.walletTransactions.insertOnce(
+        newSendRow({
+          id,
+          app_id: t.app_id,
+          wallet_id: wallet.id,
+          chain_id: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+          to,
+          value: '1000000',
+          idempotency_key: key,
+          now: updatedAt,
+        }),
+      );
     await left('wtx_stale_left_by_a_dead_process', 'dead-1', now - 120);
     await left('wtx_fresh_still_being_signed_now', 'busy-1', now);
     const body = (key: string) => ({ sol_transfer: { to, lamports: '1000000' }, idempotency_key: key });

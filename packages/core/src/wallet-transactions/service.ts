@@ -6,6 +6,7 @@ import type { WalletRecord } from '../wallets/repo.js';
 import type { WalletService } from '../wallets/service.js';
 import { type EvmNode, evmNodeFor, type NodeRefusal } from './evm-node.js';
 import { bumped, maxOf, suggestFees, withGasMargin } from './fees.js';
+import { newSendRow } from './new-send-row.js';
 import { callNode, isRecord, nodeCache } from './node-calls.js';
 import type { WalletTransactionRecord, WalletTransactionStatus } from './repo.js';
 import type { ReplaceTransactionRequest, SendTransactionRequest, WalletTransaction } from './schema.js';
@@ -362,34 +363,21 @@ export function walletTransactionService(
           ? suggested!.maxPriorityFeePerGas
           : minOf(suggested!.maxPriorityFeePerGas, maxFee));
       const cap = maxFee ?? maxOf(suggested!.maxFeePerGas, tip);
-      const now = k.now();
       const { transaction, created } = await repo.insertWithNextNonce(
-        {
+        newSendRow({
           id: k.id('wtx'),
           app_id: appId,
           wallet_id: walletId,
           chain_id: eth.chain_id,
-          kind: 'send',
-          status: 'preparing',
           to: eth.to,
           value: eth.value ?? '0',
           data: eth.data ?? null,
           gas_limit: gasLimit.toString(),
           max_fee_per_gas: cap.toString(),
           max_priority_fee_per_gas: tip.toString(),
-          transaction_hash: null,
-          raw_transaction: null,
-          replaces: null,
-          replaced_by: null,
           idempotency_key: input.idempotency_key ?? null,
-          block_number: null,
-          gas_used: null,
-          effective_gas_price: null,
-          fee: null,
-          error: null,
-          created_at: now,
-          updated_at: now,
-        },
+          now: k.now(),
+        }),
         Number(pending),
       );
       // The same key, sent concurrently: the first one's answer.

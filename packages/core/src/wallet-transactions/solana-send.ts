@@ -8,6 +8,7 @@ import type { Kernel } from '../kernel.js';
 import type { WalletRecord } from '../wallets/repo.js';
 import type { WalletService } from '../wallets/service.js';
 import type { EvmNode, NodeRefusal } from './evm-node.js';
+import { newSendRow } from './new-send-row.js';
 import { callNode, isRecord, nodeCache } from './node-calls.js';
 import type { WalletTransactionRecord } from './repo.js';
 import type { SendTransactionRequest } from './schema.js';
@@ -156,34 +157,18 @@ export function solanaSender(
       }
       const { bytes, to } = await prepare(wallet, node, input);
       const facts = solanaTransactionFacts(bytes, wallet.public_address);
-      const now = k.now();
-      const { transaction: t, created } = await repo.insertOnce({
-        id: k.id('wtx'),
-        app_id: wallet.app_id,
-        wallet_id: wallet.id,
-        chain_id: SOLANA_CHAIN_IDS[wallet.network],
-        nonce: null,
-        kind: 'send',
-        status: 'preparing',
-        to,
-        value: facts.lamports.toString(),
-        data: null,
-        gas_limit: null,
-        max_fee_per_gas: null,
-        max_priority_fee_per_gas: null,
-        transaction_hash: null,
-        raw_transaction: null,
-        replaces: null,
-        replaced_by: null,
-        idempotency_key: input.idempotency_key ?? null,
-        block_number: null,
-        gas_used: null,
-        effective_gas_price: null,
-        fee: null,
-        error: null,
-        created_at: now,
-        updated_at: now,
-      });
+      const { transaction: t, created } = await repo.insertOnce(
+        newSendRow({
+          id: k.id('wtx'),
+          app_id: wallet.app_id,
+          wallet_id: wallet.id,
+          chain_id: SOLANA_CHAIN_IDS[wallet.network],
+          to,
+          value: facts.lamports.toString(),
+          idempotency_key: input.idempotency_key ?? null,
+          now: k.now(),
+        }),
+      );
       // The same key, sent concurrently: the first one's answer.
       if (!created) return t;
       let signed: { signature?: string | undefined; signed_transaction: string };

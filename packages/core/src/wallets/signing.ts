@@ -3,9 +3,9 @@ import type { Kernel } from '../kernel.js';
 import type { SigningRequest, SignUnder } from '../shared/signing-request.js';
 import type { WalletCustody } from './custody.js';
 import type { WalletRecord } from './repo.js';
-import { requireSigningWallet } from './require-wallet.js';
 import type { SignMessageRequest, SignTransactionRequest, SignTypedDataRequest } from './schema.js';
 import { planMessage, planTransaction, planTypedData, type SigningPlan } from './signing-plans.js';
+import { signingWallets } from './signing-wallets.js';
 import { walletView } from './view.js';
 
 /**
@@ -13,6 +13,7 @@ import { walletView } from './view.js';
  * has `signUnder` (the wallet policies) judge the plan's facts, and only then opens the key.
  */
 export function walletSigning(k: Kernel, custody: WalletCustody, signUnder: SignUnder) {
+  const signingWallet = signingWallets(k.storage.wallets);
   /** The policies judge the plan's facts before any key is opened; the gate records the outcome. */
   function signUnderPlan<R>(wallet: WalletRecord, plan: SigningPlan<R>, keyKind: ApiKeyKind): Promise<R> {
     const request: SigningRequest = {
@@ -39,7 +40,7 @@ export function walletSigning(k: Kernel, custody: WalletCustody, signUnder: Sign
       input: SignTransactionRequest,
       { keyKind = 'secret' }: { keyKind?: ApiKeyKind } = {},
     ) {
-      const wallet = await requireSigningWallet(k.storage.wallets, appId, walletId);
+      const wallet = await signingWallet(appId, walletId);
       const parts = await signUnderPlan(wallet, await planTransaction(wallet, input), keyKind);
       return {
         wallet_id: wallet.id,
@@ -60,7 +61,7 @@ export function walletSigning(k: Kernel, custody: WalletCustody, signUnder: Sign
       input: SignMessageRequest,
       { keyKind = 'secret' }: { keyKind?: ApiKeyKind } = {},
     ) {
-      const wallet = await requireSigningWallet(k.storage.wallets, appId, walletId);
+      const wallet = await signingWallet(appId, walletId);
       const signed = await signUnderPlan(wallet, await planMessage(wallet, input), keyKind);
       return { wallet_id: wallet.id, ...signed };
     },
@@ -72,7 +73,7 @@ export function walletSigning(k: Kernel, custody: WalletCustody, signUnder: Sign
       input: SignTypedDataRequest,
       { keyKind = 'secret' }: { keyKind?: ApiKeyKind } = {},
     ) {
-      const wallet = await requireSigningWallet(k.storage.wallets, appId, walletId);
+      const wallet = await signingWallet(appId, walletId);
       const signature = await signUnderPlan(wallet, await planTypedData(wallet, input), keyKind);
       return { wallet_id: wallet.id, signature };
     },

@@ -14,9 +14,11 @@ import type {
 } from '@latchkey/core';
 import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, WalletPoliciesTable, WalletSignaturesTable } from '../database.js';
+import type { Statements } from '../prepared-statements.js';
+import { insertSignatures } from '../prepared-wallet-statements.js';
 import { batched } from './batched.js';
 import { definedOnly, fromJson, toJson, toSeconds } from './columns.js';
-import { writeWithEvents } from './event-repo.js';
+import { eventsParam } from './event-repo.js';
 import { inTransaction } from './in-transaction.js';
 
 const toPolicy = (row: Selectable<WalletPoliciesTable>): WalletPolicyRecord => ({
@@ -203,17 +205,14 @@ const signatureRow = (e: WalletSignatureRecord) => ({
   created_at: e.created_at,
 });
 
-export function kyselyWalletSignatureRepo(db: LatchkeyDb): WalletSignatureRepo {
+export function kyselyWalletSignatureRepo(db: LatchkeyDb, statements: Statements): WalletSignatureRepo {
   type Entry = { entry: WalletSignatureRecord; events: EventRecord[] };
   const writeAll = async (entries: Entry[]) => {
-    await writeWithEvents(
-      db,
-      db
-        .insertInto('wallet_signatures')
-        .values(entries.map((e) => signatureRow(e.entry)))
-        .returning('id'),
-      entries.flatMap((e) => e.events),
-    );
+    // One text for any group (prepared-wallet-statements.ts): rows and events travel as JSON.
+    await statements.run(insertSignatures, [
+      toJson(entries.map((e) => signatureRow(e.entry))),
+      eventsParam(entries.flatMap((e) => e.events)),
+    ]);
     return entries.map(() => undefined);
   };
   // Group commit: concurrent signatures' audit entries share a statement and its commit (each

@@ -10,6 +10,8 @@ import {
 } from '@latchkey/core';
 import type { Selectable } from 'kysely';
 import type { LatchkeyDb, SeedsTable, WalletsTable } from '../database.js';
+import type { Statements } from '../prepared-statements.js';
+import { walletById, walletsByIds } from '../prepared-wallet-statements.js';
 import { batched } from './batched.js';
 import { toSeconds } from './columns.js';
 import { writeWithEvents } from './event-repo.js';
@@ -58,7 +60,7 @@ const walletRow = (w: WalletRecord) => ({
   updated_at: w.updated_at,
 });
 
-export function kyselyWalletRepo(db: LatchkeyDb): WalletRepo {
+export function kyselyWalletRepo(db: LatchkeyDb, statements: Statements): WalletRepo {
   const getDefault = async (appId: string, userId: string, walletType: WalletType) => {
     const row = await db
       .selectFrom('wallets')
@@ -112,12 +114,13 @@ export function kyselyWalletRepo(db: LatchkeyDb): WalletRepo {
   // Every signature reads its wallet first: concurrent reads share one statement. Each caller
   // gets its row only if it belongs to the caller's App, as the single read's WHERE did.
   type Lookup = { appId: string; walletId: string };
+  // One text for any group (prepared-wallet-statements.ts): the ids travel as one array.
   const getAll = async (lookups: Lookup[]) => {
-    const rows = await db
-      .selectFrom('wallets')
-      .selectAll()
-      .where('id', 'in', [...new Set(lookups.map((l) => l.walletId))])
-      .execute();
+    if (lookups.length === 1) {
+      const [row] = await statements.run(walletById, [lookups[0]!.appId, lookups[0]!.walletId]);
+      return [row ? toWallet(row) : null];
+    }
+    const rows = await statements.run(walletsByIds, [[...new Set(lookups.map((l) => l.walletId))]]);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return lookups.map(({ appId, walletId }) => {
       const row = byId.get(walletId);
