@@ -247,12 +247,17 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
   it('magic link: send to a new address, authenticate into a session', async () => {
     await expectBudget(
       'magic_links/email/login_or_create (new user)',
-      // The service's own address read decides login or signup before the counters; then one
-      // statement creates user and contact with their events.
-      { statements: 5, round_trips: 5 },
+      // The route's window, the send's windows, one statement that creates user and contact with
+      // their events and says whose the address is (no read of it first), the link.
+      { statements: 4, round_trips: 4 },
       () => call('POST', '/v1/auth/magic_links/email/login_or_create', { email: 'm@example.com' }),
       true,
     );
+    const linkPath = () => {
+      const url = new URL(sent.at(-1)!.url!);
+      return url.origin + url.pathname;
+    };
+    expect(linkPath()).toBe('https://x.test/s');
     const token = new URL(sent.at(-1)!.url!).searchParams.get('token')!;
     await expectBudget(
       'magic_links/authenticate → session',
@@ -263,6 +268,15 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
       },
       true,
     );
+    // The user is active now: a login link, its kind known from the same find-or-create (before,
+    // the address and then its user were read first: 6 statements).
+    await expectBudget(
+      'magic_links/email/login_or_create (returning user)',
+      { statements: 4, round_trips: 4 },
+      () => call('POST', '/v1/auth/magic_links/email/login_or_create', { email: 'm@example.com' }),
+      true,
+    );
+    expect(linkPath()).toBe('https://x.test/l');
   });
 
   it('TOTP: authenticate into a session', async () => {
