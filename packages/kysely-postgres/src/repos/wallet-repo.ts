@@ -10,6 +10,7 @@ import {
 } from '@latchkey/core';
 import type { Selectable } from 'kysely';
 import type { LatchkeyDb, SeedsTable, WalletsTable } from '../database.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { batched } from './batched.js';
 import { toSeconds } from './columns.js';
 import { writeWithEvents } from './event-repo.js';
@@ -58,7 +59,17 @@ const walletRow = (w: WalletRecord) => ({
   updated_at: w.updated_at,
 });
 
-export function kyselyWalletRepo(db: LatchkeyDb): WalletRepo {
+/** The wallet at an address: read by every wallet sign-in, so compiled once (prepared-statements.ts). */
+export const byAddress = defineStatement((db, [appId, walletType, address]: [string, WalletType, string]) =>
+  db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('wallet_type', '=', walletType)
+    .where('public_address', '=', address),
+);
+
+export function kyselyWalletRepo(db: LatchkeyDb, statements: Statements): WalletRepo {
   const getDefault = async (appId: string, userId: string, walletType: WalletType) => {
     const row = await db
       .selectFrom('wallets')
@@ -72,13 +83,7 @@ export function kyselyWalletRepo(db: LatchkeyDb): WalletRepo {
   };
 
   const findByAddress = async (appId: string, walletType: WalletType, address: string) => {
-    const row = await db
-      .selectFrom('wallets')
-      .selectAll()
-      .where('app_id', '=', appId)
-      .where('wallet_type', '=', walletType)
-      .where('public_address', '=', address)
-      .executeTakeFirst();
+    const [row] = await statements.run(byAddress, [appId, walletType, address]);
     return row ? toWallet(row) : null;
   };
 
