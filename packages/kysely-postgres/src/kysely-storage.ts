@@ -92,7 +92,7 @@ function bind(
     phoneNumbers: withStorageErrors(kyselyContactRepo(db, statements, 'phone_numbers')),
     otps: withStorageErrors(kyselyOtpRepo(db, statements)),
     magicLinks: withStorageErrors(kyselyMagicLinkRepo(db, statements)),
-    passwords: withStorageErrors(kyselyPasswordRepo(db)),
+    passwords: withStorageErrors(kyselyPasswordRepo(db, statements)),
     oauth: withStorageErrors(kyselyOAuthRepo(db, statements)),
     sessions: withStorageErrors(kyselySessionRepo(db, statements)),
     signingKeys: withStorageErrors(kyselySigningKeyRepo(db)),

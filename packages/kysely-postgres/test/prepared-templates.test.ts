@@ -13,6 +13,7 @@ import { insertEvent } from '../src/repos/event-repo.js';
 import * as magicLinks from '../src/repos/magic-link-repo.js';
 import * as oauth from '../src/repos/oauth-repo.js';
 import * as otps from '../src/repos/otp-repo.js';
+import * as passwords from '../src/repos/password-repo.js';
 import * as rateLimits from '../src/repos/rate-limit-repo.js';
 import * as sessions from '../src/repos/session-repo.js';
 import * as totps from '../src/repos/totp-repo.js';
@@ -116,6 +117,9 @@ const cases: Case[] = [
   ['wallet challenge by nonce', walletChallenges.byNonce, ['a', 'n']],
   ['wallet challenges expired', walletChallenges.deleteExpired, ['a', 10]],
   ['wallet by address', wallets.byAddress, ['a', 'ethereum', '0xab']],
+  ['password check begun', passwords.beginCheck, [5, 900, 'a', 'u', 600]],
+  ['password succeeded', passwords.succeeded, ['a', 'u'], false],
+  ['password succeeded, rehashed', passwords.succeeded, ['a', 'u', 'h1', 'h2', 600], true],
 ];
 
 describe.each(dbs)('statements compiled once (%s)', (_, db) => {
