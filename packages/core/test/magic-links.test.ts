@@ -162,6 +162,37 @@ describe('magic links', () => {
     expect(await latchkey.storage.emails.findByAddress(t.app_id, 'n@example.com')).toBeNull();
   });
 
+  it('refuses only for the redirect of the kind it sends: a bad URL of the other kind is no error', async () => {
+    // Both kinds are judged up front; the send fails only when the address's kind is refused.
+    const { t, lastLink, latchkey } = await setup({ login: [LOGIN], default_login: LOGIN, signup: [SIGNUP] });
+    const fresh = await t.call('POST', '/v1/auth/magic_links/email/login_or_create', {
+      email: 'k@example.com',
+      signup_redirect_url: SIGNUP,
+      login_redirect_url: 'https://evil.example.com/auth/login',
+    });
+    expect(fresh.status).toBe(200);
+    expect(lastLink('k@example.com').url.pathname).toBe('/auth/signup');
+    await t.call('POST', '/v1/auth/magic_links/authenticate', {
+      token: tokenOf(lastLink('k@example.com').url),
+    });
+    // Active now: a login link, though no signup URL is given and the App has no default one.
+    const login = await t.call('POST', '/v1/auth/magic_links/email/login_or_create', {
+      email: 'k@example.com',
+    });
+    expect(login.status).toBe(200);
+    expect(lastLink('k@example.com').url.pathname).toBe('/auth/login');
+    // A new address in the same call shape: its kind's (signup) redirect is missing, nothing created.
+    const refused = await t.call('POST', '/v1/auth/magic_links/email/login_or_create', {
+      email: 'j@example.com',
+    });
+    expect(refused.status).toBe(400);
+    expect(expectErrorShape(refused)).toMatchObject({
+      error_type: 'missing_redirect_url',
+      error_field: 'signup_redirect_url',
+    });
+    expect(await latchkey.storage.emails.findByAddress(t.app_id, 'j@example.com')).toBeNull();
+  });
+
   it('refuses a reused, expired, wrong or foreign token, each with its own error', async () => {
     const { t, clock, lastLink, latchkey } = await setup();
     await t.call('POST', '/v1/auth/magic_links/email/login_or_create', {

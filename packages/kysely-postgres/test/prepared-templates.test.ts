@@ -13,9 +13,13 @@ import { insertEvent } from '../src/repos/event-repo.js';
 import * as magicLinks from '../src/repos/magic-link-repo.js';
 import * as oauth from '../src/repos/oauth-repo.js';
 import * as otps from '../src/repos/otp-repo.js';
+import * as passwords from '../src/repos/password-repo.js';
 import * as rateLimits from '../src/repos/rate-limit-repo.js';
 import * as sessions from '../src/repos/session-repo.js';
+import * as totps from '../src/repos/totp-repo.js';
 import * as users from '../src/repos/user-repo.js';
+import * as walletChallenges from '../src/repos/wallet-challenge-repo.js';
+import * as wallets from '../src/repos/wallet-repo.js';
 
 /**
  * A statement compiled once must be, on every call, the statement Kysely would build for that
@@ -101,6 +105,21 @@ const cases: Case[] = [
   ['oauth link', oauth.linkById, ['a', 'l']],
   ['user', users.byId, ['a', 'u']],
   ['event', insertEvent, [events]],
+  ['totp for user', totps.forUser, ['a', 'u']],
+  ['totp code check', totps.codeCheck, [5, 900, 'a', 't', 600]],
+  ['totp step used', totps.useStep, [42, 'a', 't']],
+  [
+    'wallet challenge insert',
+    walletChallenges.insert,
+    ['c', 'a', 'ethereum', '0xab', 'n', 'm', null, 9, null, 1],
+  ],
+  ['wallet challenge consume', walletChallenges.consume, [10, 'a', 'n']],
+  ['wallet challenge by nonce', walletChallenges.byNonce, ['a', 'n']],
+  ['wallet challenges expired', walletChallenges.deleteExpired, ['a', 10]],
+  ['wallet by address', wallets.byAddress, ['a', 'ethereum', '0xab']],
+  ['password check begun', passwords.beginCheck, [5, 900, 'a', 'u', 600]],
+  ['password succeeded', passwords.succeeded, ['a', 'u'], false],
+  ['password succeeded, rehashed', passwords.succeeded, ['a', 'u', 'h1', 'h2', 600], true],
 ];
 
 describe.each(dbs)('statements compiled once (%s)', (_, db) => {

@@ -1,6 +1,17 @@
-import type { ContactRepo, EventRecord, Storage, UserRecord } from '@latchkey/core';
+import type {
+  ContactRepo,
+  EventRecord,
+  FoundOrCreated,
+  Storage,
+  UserRecord,
+  UserStatus,
+} from '@latchkey/core';
 import { describe, expect, it } from 'vitest';
 import { makeApp, makeContact, makeUser, NOW, uid } from './fixtures.js';
+
+/** `user_status` is optional: a repo that answers it must answer `status`. */
+const statusOf = (result: FoundOrCreated, status: UserStatus) =>
+  result.user_status === undefined ? {} : { user_status: status };
 
 /**
  * ContactRepo.findOrCreateWithUser(AndEvents), for storages that have them (the others keep the
@@ -44,18 +55,18 @@ export function findOrCreateCases(storage: () => Storage, parallelism = 20): voi
         const s = storage();
         const app = await newApp();
         const first = candidate(app.id);
-        expect(await r.findOrCreateWithUser(first.user, first.contact)).toEqual({
+        const created = await r.findOrCreateWithUser(first.user, first.contact);
+        expect(created).toEqual({
           contact: first.contact,
           user_created: true,
+          ...statusOf(created, 'pending'),
         });
         expect(await s.users.get(app.id, first.user.id)).toEqual(first.user);
         expect(await s[name].findByAddress(app.id, first.contact.address)).toEqual(first.contact);
 
         const again = candidate(app.id, first.contact.address);
-        expect(await r.findOrCreateWithUser(again.user, again.contact)).toEqual({
-          contact: first.contact,
-          user_created: false,
-        });
+        const found = await r.findOrCreateWithUser(again.user, again.contact);
+        expect(found).toEqual({ contact: first.contact, user_created: false, ...statusOf(found, 'pending') });
         expect(await s.users.get(app.id, again.user.id)).toBeNull();
         expect(await s[name].get(app.id, again.contact.id)).toBeNull();
 
@@ -63,6 +74,19 @@ export function findOrCreateCases(storage: () => Storage, parallelism = 20): voi
         const other = await newApp();
         const elsewhere = candidate(other.id, first.contact.address);
         expect((await r.findOrCreateWithUser(elsewhere.user, elsewhere.contact)).user_created).toBe(true);
+      });
+
+      it("reports the found contact's user's status as stored, not the candidate's", async () => {
+        const r = repo();
+        if (!r) return;
+        const s = storage();
+        const app = await newApp();
+        const first = candidate(app.id);
+        await r.findOrCreateWithUser(first.user, first.contact);
+        await s.users.update(app.id, first.user.id, { status: 'active', updated_at: NOW + 1 });
+        const again = candidate(app.id, first.contact.address);
+        const found = await r.findOrCreateWithUser(again.user, again.contact);
+        expect(found).toEqual({ contact: first.contact, user_created: false, ...statusOf(found, 'active') });
       });
 
       it('writes the events only when it creates', async () => {
@@ -79,10 +103,8 @@ export function findOrCreateCases(storage: () => Storage, parallelism = 20): voi
 
         const again = candidate(app.id, first.contact.address);
         const unwritten = [event(again.user, 'user.created'), event(again.user, 'email.added')];
-        expect(await r.findOrCreateWithUserAndEvents(again.user, again.contact, unwritten)).toEqual({
-          contact: first.contact,
-          user_created: false,
-        });
+        const found = await r.findOrCreateWithUserAndEvents(again.user, again.contact, unwritten);
+        expect(found).toEqual({ contact: first.contact, user_created: false, ...statusOf(found, 'pending') });
         for (const e of unwritten) expect(await s.events.get(app.id, e.id)).toBeNull();
       });
 

@@ -1,6 +1,6 @@
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import type { ContactRecord, FoundOrCreated, UserRecord } from '../users/repo.js';
+import type { ContactRecord, FoundOrCreated, UserRecord, UserStatus } from '../users/repo.js';
 import { type Channel, contactRepo } from './channels.js';
 import { newUserRecords } from './new-user-records.js';
 
@@ -9,6 +9,8 @@ import { newUserRecords } from './new-user-records.js';
  * Safe under concurrent calls: of racing creators one wins and the rest get its contact.
  * `absent`: the caller has just read that the App has no such address, so it is not read again
  * (a concurrent creator still makes this call answer with the winner's contact).
+ * `user_status`: the contact's user's status when the repo's one step saw it (the created user's
+ * own when it created); absent when the caller must read the user to know it.
  */
 export async function findOrCreateByContact(
   k: Kernel,
@@ -16,7 +18,7 @@ export async function findOrCreateByContact(
   channel: Channel,
   address: string,
   options: { pending: boolean; absent?: boolean },
-): Promise<{ contact: ContactRecord; user_created: boolean }> {
+): Promise<{ contact: ContactRecord; user_created: boolean; user_status?: UserStatus | null }> {
   const repo = contactRepo(k.storage, channel);
   // A repo that finds or creates in one step reads the address itself: no lookup first.
   const oneStep = repo.findOrCreateWithUser?.bind(repo);
@@ -29,8 +31,13 @@ export async function findOrCreateByContact(
     options.pending ? 'pending' : 'active',
   );
   const found = oneStep ? await oneStep(user, contact) : await inTransaction(k, channel, user, contact);
-  if (found.user_created) return { contact, user_created: true };
-  if (found.contact) return { contact: found.contact, user_created: false };
+  if (found.user_created) return { contact, user_created: true, user_status: user.status };
+  if (found.contact)
+    return {
+      contact: found.contact,
+      user_created: false,
+      ...(found.user_status !== undefined ? { user_status: found.user_status } : {}),
+    };
   // Lost to a concurrent creator that this call could not see yet: its contact, now committed.
   const winner = await repo.findByAddress(appId, address);
   if (!winner) throw new LatchkeyError(channel.notFound);

@@ -41,33 +41,43 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
       const app = await k.app(appId);
       const channel = channels.email;
       const address = await channel.normalize(input.email);
-      const redirects = app.settings.redirect_urls;
-      const existing = await k.storage.emails.findByAddress(appId, address);
-      const existingUser = existing ? await k.storage.users.get(appId, existing.user_id) : null;
-      // A user who never completed sign-up (still pending) gets a registration link again.
-      const kind: MagicLinkKind = existingUser?.status === 'active' ? 'login' : 'signup';
-      // The redirect is checked before anything is created or sent.
-      const url =
-        kind === 'login'
-          ? chooseRedirect(
-              input.login_redirect_url,
-              redirects.default_login,
-              redirects.login,
-              'login_redirect_url',
-            )
-          : chooseRedirect(
-              input.signup_redirect_url,
-              redirects.default_signup,
-              redirects.signup,
-              'signup_redirect_url',
-            );
-      await checkSendLimits(k, app, address);
-      const { contact, user_created } = existing
-        ? { contact: existing, user_created: false }
-        : await findOrCreateByContact(k, appId, channel, address, {
-            pending: input.verification_required ?? false,
-            absent: true,
-          });
+      // Both kinds' redirects are judged from the App alone, before anything is created or sent:
+      // when both are fine, the kind comes from the find-or-create itself and the address is not
+      // read first (one round trip fewer on every send).
+      const urls = redirectsOf(app.settings.redirect_urls, input);
+      let kind: MagicLinkKind;
+      let contact: Awaited<ReturnType<typeof findOrCreateByContact>>['contact'];
+      let user_created: boolean;
+      if (typeof urls.login === 'string' && typeof urls.signup === 'string') {
+        await checkSendLimits(k, app, address);
+        const found = await findOrCreateByContact(k, appId, channel, address, {
+          pending: input.verification_required ?? false,
+        });
+        ({ contact, user_created } = found);
+        // A repo that did not say who owns the address: its user is read (one statement more).
+        const status =
+          user_created || found.user_status !== undefined
+            ? found.user_status
+            : ((await k.storage.users.get(appId, contact.user_id))?.status ?? null);
+        // A user who never completed sign-up (still pending) gets a registration link again.
+        kind = !user_created && status === 'active' ? 'login' : 'signup';
+      } else {
+        // One kind's redirect is refused: whether that is this call's error depends on the
+        // address, read before the limits count and before anything is written.
+        const existing = await k.storage.emails.findByAddress(appId, address);
+        const existingUser = existing ? await k.storage.users.get(appId, existing.user_id) : null;
+        kind = existingUser?.status === 'active' ? 'login' : 'signup';
+        const refused = urls[kind];
+        if (typeof refused !== 'string') throw refused;
+        await checkSendLimits(k, app, address);
+        ({ contact, user_created } = existing
+          ? { contact: existing, user_created: false }
+          : await findOrCreateByContact(k, appId, channel, address, {
+              pending: input.verification_required ?? false,
+              absent: true,
+            }));
+      }
+      const url = urls[kind] as string;
 
       const minutes =
         (kind === 'login' ? input.login_expiration_minutes : input.signup_expiration_minutes) ??
@@ -137,5 +147,46 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
         ...(await completeSignIn(sessions, appId, { userId: user.id, factor }, input)),
       };
     },
+  };
+}
+
+/** The App's redirect settings (apps/schema.ts), as far as a link's URL needs them. */
+interface RedirectSettings {
+  login: readonly string[];
+  signup: readonly string[];
+  default_login?: string | undefined;
+  default_signup?: string | undefined;
+}
+
+/** Each kind's redirect for this call, or the error choosing it raised (thrown only if it is the kind sent). */
+function redirectsOf(
+  redirects: RedirectSettings,
+  input: MagicLinkLoginOrCreateRequest,
+): Record<'login' | 'signup', string | LatchkeyError> {
+  const judge = (choose: () => string) => {
+    try {
+      return choose();
+    } catch (err) {
+      if (err instanceof LatchkeyError) return err;
+      throw err;
+    }
+  };
+  return {
+    login: judge(() =>
+      chooseRedirect(
+        input.login_redirect_url,
+        redirects.default_login,
+        redirects.login,
+        'login_redirect_url',
+      ),
+    ),
+    signup: judge(() =>
+      chooseRedirect(
+        input.signup_redirect_url,
+        redirects.default_signup,
+        redirects.signup,
+        'signup_redirect_url',
+      ),
+    ),
   };
 }

@@ -67,6 +67,12 @@ export interface ContactRecord {
 export interface FoundOrCreated {
   contact: ContactRecord | null;
   user_created: boolean;
+  /**
+   * Optional: the status of the contact's user as the same step saw it (null when it found no
+   * user), so a caller that chooses by it (a magic link's login or signup) reads nothing more.
+   * A repo that leaves it out makes such a caller read the user.
+   */
+  user_status?: UserStatus | null;
 }
 
 /** Emails and phone numbers share one shape; each has its own store and its own uniqueness. */

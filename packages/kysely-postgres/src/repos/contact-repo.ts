@@ -1,4 +1,11 @@
-import type { ContactRecord, ContactRepo, EventRecord, FoundOrCreated, UserRecord } from '@latchkey/core';
+import type {
+  ContactRecord,
+  ContactRepo,
+  EventRecord,
+  FoundOrCreated,
+  UserRecord,
+  UserStatus,
+} from '@latchkey/core';
 import { type Selectable, sql } from 'kysely';
 import type { ContactsTable, LatchkeyDb } from '../database.js';
 import { defineStatement, type Statements } from '../prepared-statements.js';
@@ -85,11 +92,17 @@ export const findOrCreate = defineStatement(
         sql`select ${userId}::text, ${userAppId}::text, ${name}::jsonb, ${status}::text, ${userCreatedAt}::bigint, ${updatedAt}::bigint from contact`,
       );
     const before = sql`existing as (${existing}), contact as (${inserted}), new_user as (${newUser})`;
+    const ownerStatus = db
+      .selectFrom('users as u')
+      .select('u.status')
+      .where(sql<boolean>`u.app_id = existing.app_id and u.id = existing.user_id`);
     const written = db
       .selectFrom(
+        // The found contact's user's status in the same statement, for a caller that chooses by it
+        // (a magic link's kind): the created user's own, else the owner's as the snapshot has it.
         sql<
-          Selectable<ContactsTable> & { created: boolean }
-        >`(select contact.*, true as created from contact union all select existing.*, false as created from existing)`.as(
+          Selectable<ContactsTable> & { created: boolean; user_status: string | null }
+        >`(select contact.*, true as created, ${status}::text as user_status from contact union all select existing.*, false as created, (${ownerStatus}) as user_status from existing)`.as(
           'found',
         ),
       )
@@ -150,8 +163,12 @@ async function findOrCreateWithUser(
   ] as const;
   const [row] = await statements.run(findOrCreate, [...params], { table, events: events.length > 0 });
   if (!row) return { contact: null, user_created: false };
-  const { created, ...columns } = row;
-  return { contact: toContactRecord(columns), user_created: created };
+  const { created, user_status, ...columns } = row;
+  return {
+    contact: toContactRecord(columns),
+    user_created: created,
+    user_status: user_status as UserStatus | null,
+  };
 }
 
 /** One repository per contact table: `emails` or `phone_numbers`. */

@@ -5,7 +5,7 @@ import type {
   MagicLinkRecord,
   MagicLinkRepo,
 } from '@latchkey/core';
-import { type Selectable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, MagicLinksTable } from '../database.js';
 import { defineStatement, type Statements } from '../prepared-statements.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
@@ -39,48 +39,14 @@ const LINK_COLUMNS = [
   'created_at',
 ] as const satisfies ReadonlyArray<keyof MagicLinksTable>;
 
-type LinkRow = [
-  id: string,
-  app_id: string,
-  user_id: string,
-  email_id: string,
-  token_hash: string,
-  kind: string,
-  expires_at: number,
-  used_at: number | null,
-  attempts: number,
-  device_fingerprint: string | null,
-  created_at: number,
-];
+/** A link's values in LINK_COLUMNS' order, its device as JSON (one parameter each, as templates need). */
+type LinkRow = unknown[];
 
-export const insert = defineStatement((db, row: LinkRow) => {
-  const [
-    id,
-    app_id,
-    user_id,
-    email_id,
-    token_hash,
-    kind,
-    expires_at,
-    used_at,
-    attempts,
-    device_fingerprint,
-    created_at,
-  ] = row;
-  return db.insertInto('magic_links').values({
-    id,
-    app_id,
-    user_id,
-    email_id,
-    token_hash,
-    kind,
-    expires_at,
-    used_at,
-    attempts,
-    device_fingerprint,
-    created_at,
-  });
-});
+export const insert = defineStatement((db, row: LinkRow) =>
+  db
+    .insertInto('magic_links')
+    .values(Object.fromEntries(LINK_COLUMNS.map((c, i) => [c, row[i]])) as Insertable<MagicLinksTable>),
+);
 
 // As OtpRepo.consume: the CTE locks the link and judges its latest version, so of concurrent
 // consumes only the first sees it unused. `shape`: the device requirement's (device-sql.ts).
@@ -127,19 +93,11 @@ export const consume = defineStatement(
 export function kyselyMagicLinkRepo(db: LatchkeyDb, statements: Statements): MagicLinkRepo {
   return {
     async insert(link) {
-      await statements.run(insert, [
-        link.id,
-        link.app_id,
-        link.user_id,
-        link.email_id,
-        link.token_hash,
-        link.kind,
-        link.expires_at,
-        link.used_at,
-        link.attempts,
-        link.device_fingerprint === null ? null : toJson(link.device_fingerprint),
-        link.created_at,
-      ]);
+      const device = link.device_fingerprint === null ? null : toJson(link.device_fingerprint);
+      await statements.run(
+        insert,
+        LINK_COLUMNS.map((c) => (c === 'device_fingerprint' ? device : link[c])),
+      );
     },
 
     async consume(appId, tokenHash, now, maxAttempts, device) {

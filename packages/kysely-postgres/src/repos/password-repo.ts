@@ -1,6 +1,7 @@
 import type { PasswordRecord, PasswordRepo } from '@latchkey/core';
 import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, PasswordsTable } from '../database.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { toNullableSeconds, toSeconds } from './columns.js';
 
 const toRecord = (row: Selectable<PasswordsTable>): PasswordRecord => ({
@@ -13,7 +14,53 @@ const toRecord = (row: Selectable<PasswordsTable>): PasswordRecord => ({
   updated_at: toSeconds(row.updated_at),
 });
 
-export function kyselyPasswordRepo(db: LatchkeyDb): PasswordRepo {
+// The password sign-in's statements, compiled once (prepared-statements.ts).
+
+/**
+ * One UPDATE, as the TOTP lock-out: its WHERE refuses a locked row, and the row lock it takes
+ * makes concurrent callers re-read the count another just wrote, so no more than maxFailures pass
+ * per window. A lock that has passed starts the count again. `lockedUntil`: now + the lock's
+ * seconds, computed before.
+ */
+export const beginCheck = defineStatement(
+  (db, [maxFailures, lockedUntil, appId, userId, now]: [number, number, string, string, number]) => {
+    const counted = sql<number>`(case when ${sql.ref('locked_until')} is null
+        then ${sql.ref('failed_attempts')} else 0 end) + 1`;
+    return db
+      .updateTable('passwords')
+      .set({
+        failed_attempts: counted,
+        locked_until: sql<number | null>`case when ${counted} >= ${maxFailures}
+            then ${lockedUntil}::bigint else null end`,
+      })
+      .where('app_id', '=', appId)
+      .where('user_id', '=', userId)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+      .returningAll();
+  },
+);
+
+/**
+ * The count cleared after a match. `rehash` (the shape): the hash is swapped, only while it is
+ * still the one checked, so a change made meanwhile stays. Params: appId, userId, then with a
+ * rehash its from, to and now.
+ */
+export const succeeded = defineStatement(
+  (db, params: unknown[], rehash: boolean) => {
+    const [appId, userId, from, to, now] = params as [string, string, string, string, number];
+    const hash = rehash
+      ? sql<string>`case when ${sql.ref('hash')} = ${from} then ${to} else ${sql.ref('hash')} end`
+      : sql<string>`${sql.ref('hash')}`;
+    return db
+      .updateTable('passwords')
+      .set({ hash, failed_attempts: 0, locked_until: null, ...(rehash ? { updated_at: now } : {}) })
+      .where('app_id', '=', appId)
+      .where('user_id', '=', userId);
+  },
+  (rehash) => String(rehash),
+);
+
+export function kyselyPasswordRepo(db: LatchkeyDb, statements: Statements): PasswordRepo {
   return {
     async get(appId, userId) {
       const row = await db
@@ -55,23 +102,7 @@ export function kyselyPasswordRepo(db: LatchkeyDb): PasswordRepo {
     },
 
     async beginCheck(appId, userId, now, maxFailures, lockSeconds) {
-      // One UPDATE, as the TOTP lock-out: its WHERE refuses a locked row, and the row lock it
-      // takes makes concurrent callers re-read the count another just wrote, so no more than
-      // maxFailures pass per window. A lock that has passed starts the count again.
-      const counted = sql<number>`(case when ${sql.ref('locked_until')} is null
-        then ${sql.ref('failed_attempts')} else 0 end) + 1`;
-      const row = await db
-        .updateTable('passwords')
-        .set({
-          failed_attempts: counted,
-          locked_until: sql<number | null>`case when ${counted} >= ${maxFailures}
-            then ${now + lockSeconds}::bigint else null end`,
-        })
-        .where('app_id', '=', appId)
-        .where('user_id', '=', userId)
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-        .returningAll()
-        .executeTakeFirst();
+      const [row] = await statements.run(beginCheck, [maxFailures, now + lockSeconds, appId, userId, now]);
       if (row) return { granted: true, password: toRecord(row) };
       const locked = await db
         .selectFrom('passwords')
@@ -85,21 +116,8 @@ export function kyselyPasswordRepo(db: LatchkeyDb): PasswordRepo {
     },
 
     async succeeded(appId, userId, now, rehash) {
-      // The hash is swapped only while it is still the one checked: a change made meanwhile stays.
-      const hash = rehash
-        ? sql<string>`case when ${sql.ref('hash')} = ${rehash.from} then ${rehash.to} else ${sql.ref('hash')} end`
-        : sql<string>`${sql.ref('hash')}`;
-      await db
-        .updateTable('passwords')
-        .set({
-          hash,
-          failed_attempts: 0,
-          locked_until: null,
-          ...(rehash ? { updated_at: now } : {}),
-        })
-        .where('app_id', '=', appId)
-        .where('user_id', '=', userId)
-        .execute();
+      const params = rehash ? [appId, userId, rehash.from, rehash.to, now] : [appId, userId];
+      await statements.run(succeeded, params, rehash !== undefined);
     },
   };
 }

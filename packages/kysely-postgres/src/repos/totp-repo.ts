@@ -1,6 +1,7 @@
 import type { TotpRecord, TotpRepo } from '@latchkey/core';
 import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, TotpsTable } from '../database.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { toNullableSeconds, toSeconds } from './columns.js';
 import { inTransaction, lockUser } from './in-transaction.js';
 
@@ -20,7 +21,55 @@ export const toTotpRecord = (row: Selectable<TotpsTable>): TotpRecord => ({
   created_at: toSeconds(row.created_at),
 });
 
-export function kyselyTotpRepo(db: LatchkeyDb): TotpRepo {
+// The TOTP sign-in's statements, compiled once (prepared-statements.ts).
+
+/** The user's TOTP: the active one first, else the newest pending. */
+export const forUser = defineStatement((db, [appId, userId]: [string, string]) =>
+  db
+    .selectFrom('totps')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('user_id', '=', userId)
+    .orderBy(sql`status = 'active'`, 'desc')
+    .orderBy('created_at', 'desc')
+    .limit(1),
+);
+
+/**
+ * One UPDATE: its WHERE refuses a locked row, and the row lock it takes makes concurrent callers
+ * re-read the count another just wrote, so no more than maxFailures pass per window. A lock that
+ * has passed starts the count again. `lockedUntil`: now + the lock's seconds, computed before.
+ */
+export const codeCheck = defineStatement(
+  (db, [maxFailures, lockedUntil, appId, totpId, now]: [number, number, string, string, number]) => {
+    const counted = sql<number>`(case when ${sql.ref('locked_until')} is null
+        then ${sql.ref('failed_attempts')} else 0 end) + 1`;
+    return db
+      .updateTable('totps')
+      .set({
+        failed_attempts: counted,
+        locked_until: sql<number | null>`case when ${counted} >= ${maxFailures}
+            then ${lockedUntil}::bigint else null end`,
+      })
+      .where('app_id', '=', appId)
+      .where('id', '=', totpId)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+      .returningAll();
+  },
+);
+
+/** The row lock and the re-checked WHERE let one of concurrent callers through per step. */
+export const useStep = defineStatement((db, [step, appId, totpId]: [number, string, string]) =>
+  db
+    .updateTable('totps')
+    .set({ last_used_step: step, failed_attempts: 0, locked_until: null })
+    .where('app_id', '=', appId)
+    .where('id', '=', totpId)
+    .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]))
+    .returning('id'),
+);
+
+export function kyselyTotpRepo(db: LatchkeyDb, statements: Statements): TotpRepo {
   const hasActive = async (trx: LatchkeyDb, appId: string, userId: string) =>
     (await trx
       .selectFrom('totps')
@@ -92,15 +141,7 @@ export function kyselyTotpRepo(db: LatchkeyDb): TotpRepo {
     },
 
     async getForUser(appId, userId) {
-      const row = await db
-        .selectFrom('totps')
-        .selectAll()
-        .where('app_id', '=', appId)
-        .where('user_id', '=', userId)
-        .orderBy(sql`status = 'active'`, 'desc')
-        .orderBy('created_at', 'desc')
-        .limit(1)
-        .executeTakeFirst();
+      const [row] = await statements.run(forUser, [appId, userId]);
       return row ? toTotpRecord(row) : null;
     },
 
@@ -135,36 +176,11 @@ export function kyselyTotpRepo(db: LatchkeyDb): TotpRepo {
     },
 
     async useStep(appId, totpId, step) {
-      // The row lock and the re-checked WHERE let one of concurrent callers through per step.
-      const row = await db
-        .updateTable('totps')
-        .set({ last_used_step: step, failed_attempts: 0, locked_until: null })
-        .where('app_id', '=', appId)
-        .where('id', '=', totpId)
-        .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]))
-        .returning('id')
-        .executeTakeFirst();
-      return row !== undefined;
+      return (await statements.run(useStep, [step, appId, totpId])).length > 0;
     },
 
     async beginCodeCheck(appId, totpId, now, maxFailures, lockSeconds) {
-      // One UPDATE: its WHERE refuses a locked row, and the row lock it takes makes concurrent
-      // callers re-read the count another just wrote, so no more than maxFailures pass per
-      // window. A lock that has passed starts the count again.
-      const counted = sql<number>`(case when ${sql.ref('locked_until')} is null
-        then ${sql.ref('failed_attempts')} else 0 end) + 1`;
-      const row = await db
-        .updateTable('totps')
-        .set({
-          failed_attempts: counted,
-          locked_until: sql<number | null>`case when ${counted} >= ${maxFailures}
-            then ${now + lockSeconds}::bigint else null end`,
-        })
-        .where('app_id', '=', appId)
-        .where('id', '=', totpId)
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-        .returningAll()
-        .executeTakeFirst();
+      const [row] = await statements.run(codeCheck, [maxFailures, now + lockSeconds, appId, totpId, now]);
       if (row) return { granted: true, totp: toTotpRecord(row) };
       const locked = await db
         .selectFrom('totps')

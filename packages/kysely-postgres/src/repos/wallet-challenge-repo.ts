@@ -4,8 +4,9 @@ import type {
   WalletChallengeRecord,
   WalletChallengeRepo,
 } from '@latchkey/core';
-import { type Selectable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, WalletChallengesTable } from '../database.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { toNullableSeconds, toSeconds } from './columns.js';
 
 const toRecord = (row: Selectable<WalletChallengesTable>): WalletChallengeRecord => ({
@@ -21,64 +22,85 @@ const toRecord = (row: Selectable<WalletChallengesTable>): WalletChallengeRecord
   created_at: toSeconds(row.created_at),
 });
 
-export function kyselyWalletChallengeRepo(db: LatchkeyDb): WalletChallengeRepo {
-  return {
-    async insert(c) {
-      await db
-        .insertInto('wallet_challenges')
-        .values({
-          id: c.id,
-          app_id: c.app_id,
-          wallet_type: c.wallet_type,
-          public_address: c.public_address,
-          nonce: c.nonce,
-          message: c.message,
-          user_id: c.user_id,
-          expires_at: c.expires_at,
-          used_at: c.used_at,
-          created_at: c.created_at,
-        })
-        .execute();
-    },
+const CHALLENGE_COLUMNS = [
+  'id',
+  'app_id',
+  'wallet_type',
+  'public_address',
+  'nonce',
+  'message',
+  'user_id',
+  'expires_at',
+  'used_at',
+  'created_at',
+] as const satisfies ReadonlyArray<keyof WalletChallengesTable>;
 
-    async consume(appId, nonce, now) {
-      // As MagicLinkRepo.consume: the CTE locks the challenge and judges its latest version, so
-      // of concurrent consumes only the first sees it unused.
-      const verdict = sql<WalletChallengeConsumeFailure | 'ok'>`case
+// The wallet sign-in's statements, compiled once (prepared-statements.ts).
+
+/** A challenge's values in CHALLENGE_COLUMNS' order. */
+export const insert = defineStatement((db, row: unknown[]) =>
+  db
+    .insertInto('wallet_challenges')
+    .values(
+      Object.fromEntries(CHALLENGE_COLUMNS.map((c, i) => [c, row[i]])) as Insertable<WalletChallengesTable>,
+    ),
+);
+
+/**
+ * As MagicLinkRepo.consume: the CTE locks the challenge and judges its latest version, so of
+ * concurrent consumes only the first sees it unused.
+ */
+export const consume = defineStatement((db, [now, appId, nonce]: [number, string, string]) => {
+  const verdict = sql<WalletChallengeConsumeFailure | 'ok'>`case
         when used_at is not null then 'used'
         when expires_at <= ${now} then 'expired'
         else 'ok' end`;
-      const row = await db
-        .with('target', (qb) =>
-          qb
-            .selectFrom('wallet_challenges')
-            .select(['id', verdict.as('verdict')])
-            .where('app_id', '=', appId)
-            .where('nonce', '=', nonce)
-            .forUpdate(),
-        )
-        .updateTable('wallet_challenges')
-        .from('target')
-        .set({
-          used_at: sql<number | null>`case when ${sql.ref('target.verdict')} = 'ok'
+  return db
+    .with('target', (qb) =>
+      qb
+        .selectFrom('wallet_challenges')
+        .select(['id', verdict.as('verdict')])
+        .where('app_id', '=', appId)
+        .where('nonce', '=', nonce)
+        .forUpdate(),
+    )
+    .updateTable('wallet_challenges')
+    .from('target')
+    .set({
+      used_at: sql<number | null>`case when ${sql.ref('target.verdict')} = 'ok'
             then ${now} else ${sql.ref('wallet_challenges.used_at')} end`,
-        })
-        .whereRef('wallet_challenges.id', '=', 'target.id')
-        .returningAll('wallet_challenges')
-        .returning('target.verdict')
-        .executeTakeFirst();
+    })
+    .whereRef('wallet_challenges.id', '=', 'target.id')
+    .returningAll('wallet_challenges')
+    .returning('target.verdict');
+});
+
+export const byNonce = defineStatement((db, [appId, nonce]: [string, string]) =>
+  db.selectFrom('wallet_challenges').selectAll().where('app_id', '=', appId).where('nonce', '=', nonce),
+);
+
+export const deleteExpired = defineStatement((db, [appId, before]: [string, number]) =>
+  db.deleteFrom('wallet_challenges').where('app_id', '=', appId).where('expires_at', '<', before),
+);
+
+export function kyselyWalletChallengeRepo(db: LatchkeyDb, statements: Statements): WalletChallengeRepo {
+  return {
+    async insert(c) {
+      await statements.run(
+        insert,
+        CHALLENGE_COLUMNS.map((col) => c[col]),
+      );
+    },
+
+    async consume(appId, nonce, now) {
+      const [row] = await statements.run(consume, [now, appId, nonce]);
       if (!row) return { ok: false, reason: 'not_found' };
       if (row.verdict === 'ok') return { ok: true, challenge: toRecord(row) };
       return { ok: false, reason: row.verdict };
     },
 
     async get(appId, nonce) {
-      const row = await db
-        .selectFrom('wallet_challenges')
-        .selectAll()
-        .where('app_id', '=', appId)
-        .where('nonce', '=', nonce)
-        .executeTakeFirst();
+      const [row] = await statements.run(byNonce, [appId, nonce]);
       return row ? toRecord(row) : null;
     },
 
@@ -97,11 +119,7 @@ export function kyselyWalletChallengeRepo(db: LatchkeyDb): WalletChallengeRepo {
     },
 
     async deleteExpired(appId, before) {
-      await db
-        .deleteFrom('wallet_challenges')
-        .where('app_id', '=', appId)
-        .where('expires_at', '<', before)
-        .execute();
+      await statements.run(deleteExpired, [appId, before]);
     },
   };
 }

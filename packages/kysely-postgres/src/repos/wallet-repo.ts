@@ -10,7 +10,7 @@ import {
 } from '@latchkey/core';
 import type { Selectable } from 'kysely';
 import type { LatchkeyDb, SeedsTable, WalletsTable } from '../database.js';
-import type { Statements } from '../prepared-statements.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { walletById, walletsByIds } from '../prepared-wallet-statements.js';
 import { batched } from './batched.js';
 import { toSeconds } from './columns.js';
@@ -60,6 +60,16 @@ const walletRow = (w: WalletRecord) => ({
   updated_at: w.updated_at,
 });
 
+/** The wallet at an address: read by every wallet sign-in, so compiled once (prepared-statements.ts). */
+export const byAddress = defineStatement((db, [appId, walletType, address]: [string, WalletType, string]) =>
+  db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('wallet_type', '=', walletType)
+    .where('public_address', '=', address),
+);
+
 export function kyselyWalletRepo(db: LatchkeyDb, statements: Statements): WalletRepo {
   const getDefault = async (appId: string, userId: string, walletType: WalletType) => {
     const row = await db
@@ -74,13 +84,7 @@ export function kyselyWalletRepo(db: LatchkeyDb, statements: Statements): Wallet
   };
 
   const findByAddress = async (appId: string, walletType: WalletType, address: string) => {
-    const row = await db
-      .selectFrom('wallets')
-      .selectAll()
-      .where('app_id', '=', appId)
-      .where('wallet_type', '=', walletType)
-      .where('public_address', '=', address)
-      .executeTakeFirst();
+    const [row] = await statements.run(byAddress, [appId, walletType, address]);
     return row ? toWallet(row) : null;
   };
 
