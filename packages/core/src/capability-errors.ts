@@ -257,6 +257,10 @@ export const capabilityErrors = {
     status: 400,
     message: 'No such role: the built-in owner, admin and member, or one in settings.organizations.roles.',
   },
+  invitation_not_found: { status: 404, message: 'No invitation of this App matches this token or id.' },
+  invitation_expired: { status: 401, message: 'The invitation has expired; ask for a new one.' },
+  invitation_used: { status: 401, message: 'The invitation was already accepted.' },
+  invitation_revoked: { status: 401, message: 'The invitation was revoked.' },
   // events: events/errors.ts
   event_not_found: { status: 404, message: 'No event with this id.' },
   // webhooks: webhooks/errors.ts

@@ -100,7 +100,10 @@ export type { OAuthProviderSettings } from './oauth/schema.js';
 export type { OAuthService } from './oauth/service.js';
 export type { LatchkeyOptions } from './options.js';
 export type {
+  InvitationConsumeFailure,
   MemberChanged,
+  OrganizationInvitationPage,
+  OrganizationInvitationRecord,
   OrganizationMemberPage,
   OrganizationMemberRecord,
   OrganizationPage,

@@ -76,6 +76,11 @@ const VALID_BODIES: Record<string, unknown> = {
   'PATCH /v1/organizations/{organization_id}': { name: 'Acme Corp' },
   'POST /v1/organizations/{organization_id}/members': { user_id: 'user_01', roles: ['member'] },
   'PATCH /v1/organizations/{organization_id}/members/{member_id}': { roles: ['admin'] },
+  'POST /v1/organizations/{organization_id}/invitations': {
+    email: 'invitee@example.com',
+    redirect_url: 'https://app.example.com/invite',
+  },
+  'POST /v1/organizations/invitations/accept': { token: 'not-a-real-token' },
   'POST /v1/wallets/policies': {
     name: 'Treasury limits',
     rules: [{ kind: 'evm_to_allowlist', addresses: ['0x52908400098527886E0F7030069857D2E4169EE7'] }],

@@ -132,6 +132,19 @@ export interface OrganizationMembersTable {
   updated_at: Seconds;
 }
 
+export interface OrganizationInvitationsTable {
+  id: string;
+  app_id: string;
+  organization_id: string;
+  email: string;
+  roles: Json;
+  token_hash: string;
+  expires_at: Seconds;
+  accepted_at: Seconds | null;
+  revoked_at: Seconds | null;
+  created_at: Seconds;
+}
+
 export interface SessionsTable {
   id: string;
   app_id: string;
@@ -409,6 +422,7 @@ export interface Database {
   oauth_links: OAuthLinksTable;
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
+  organization_invitations: OrganizationInvitationsTable;
   sessions: SessionsTable;
   session_revocations: SessionRevocationsTable;
   signing_keys: SigningKeysTable;

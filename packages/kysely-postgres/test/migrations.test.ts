@@ -67,6 +67,7 @@ const ALL = [
   '0017_oauth',
   '0018_solana_transactions',
   '0019_organizations',
+  '0020_organization_invitations',
 ];
 
 // "column type nullable", in table order.
@@ -177,6 +178,18 @@ const COLUMNS: Record<string, string[]> = {
     'settings jsonb NO',
     'created_at bigint NO',
     'updated_at bigint NO',
+  ],
+  organization_invitations: [
+    'id text NO',
+    'app_id text NO',
+    'organization_id text NO',
+    'email text NO',
+    'roles jsonb NO',
+    'token_hash text NO',
+    'expires_at bigint NO',
+    'accepted_at bigint YES',
+    'revoked_at bigint YES',
+    'created_at bigint NO',
   ],
   organization_members: [
     'id text NO',
@@ -480,6 +493,12 @@ for (const [name, open] of Object.entries(openers)) {
         // A state names its App: unique across Apps, as OAuthRepo.takeState finds it by hash alone.
         { name: 'oauth_flows_state_hash_key', type: 'UNIQUE', columns: 'state_hash' },
         { name: 'oauth_links_app_id_issuer_subject_key', type: 'UNIQUE', columns: 'app_id,issuer,subject' },
+        // An invitation's token hash is one per App: accepting finds it by hash.
+        {
+          name: 'organization_invitations_app_id_token_hash_key',
+          type: 'UNIQUE',
+          columns: 'app_id,token_hash',
+        },
         // One membership per user and organization (insertMember's ON CONFLICT).
         {
           name: 'organization_members_app_id_organization_id_user_id_key',
@@ -509,7 +528,7 @@ for (const [name, open] of Object.entries(openers)) {
       expect(primaryKeys.sort()).toEqual([
         'app_id,user_id',
         'event_id,endpoint_id',
-        ...Array(26).fill('id'),
+        ...Array(27).fill('id'),
         'key,window_start',
         'session_id',
         // The nonce sequence: one row per wallet and chain, locked by every send.
@@ -538,6 +557,7 @@ for (const [name, open] of Object.entries(openers)) {
           'oauth_flows_link_user_fkey',
           'organization_members_user_fkey',
           'organization_members_organization_fkey',
+          'organization_invitations_organization_fkey',
         ]),
       );
 

@@ -51,7 +51,12 @@ export function memoryStorage(): Storage {
     magicLinks: memoryMagicLinkRepo(state.magicLinks),
     passwords: memoryPasswordRepo(state.passwords),
     oauth: memoryOAuthRepo(state.oauthFlows, state.oauthLinks),
-    organizations: memoryOrganizationRepo(state.organizations, state.organizationMembers, userExists),
+    organizations: memoryOrganizationRepo(
+      state.organizations,
+      state.organizationMembers,
+      state.organizationInvitations,
+      userExists,
+    ),
     sessions: memorySessionRepo(state.sessions, state.sessionRevocations, revocations.announce),
     signingKeys: memorySigningKeyRepo(state.signingKeys),
     rateLimits: memoryRateLimitRepo(state.rateLimits),

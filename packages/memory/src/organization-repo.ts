@@ -1,6 +1,7 @@
 import {
   LatchkeyError,
   type MemberChanged,
+  type OrganizationInvitationRecord,
   type OrganizationMemberRecord,
   type OrganizationRecord,
   type OrganizationRepo,
@@ -17,6 +18,7 @@ const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : 1);
 export function memoryOrganizationRepo(
   organizations: Map<string, OrganizationRecord>,
   members: Map<string, OrganizationMemberRecord>,
+  invitations: Map<string, OrganizationInvitationRecord>,
   userExists: (appId: string, userId: string) => boolean,
 ): OrganizationRepo {
   const find = (appId: string, id: string) => {
@@ -84,6 +86,8 @@ export function memoryOrganizationRepo(
       const o = find(appId, organizationId);
       if (!o) return null;
       for (const m of membersOf(appId, organizationId)) members.delete(m.id);
+      for (const i of invitations.values())
+        if (i.app_id === appId && i.organization_id === organizationId) invitations.delete(i.id);
       organizations.delete(o.id);
       return copy(o);
     },
@@ -119,6 +123,48 @@ export function memoryOrganizationRepo(
       if (isLastOwner(m)) return { ok: false, reason: 'last_owner' };
       members.delete(m.id);
       return { ok: true, member: copy(m) };
+    },
+    async getMemberByUser(appId, organizationId, userId) {
+      const m = membersOf(appId, organizationId).find((x) => x.user_id === userId);
+      return m ? copy(m) : null;
+    },
+
+    async insertInvitation(invitation) {
+      if (!find(invitation.app_id, invitation.organization_id))
+        throw new LatchkeyError('organization_not_found');
+      invitations.set(invitation.id, copy(invitation));
+    },
+    async listInvitations(appId, organizationId, { limit, after }) {
+      const all = [...invitations.values()]
+        .filter(
+          (i) =>
+            i.app_id === appId &&
+            i.organization_id === organizationId &&
+            i.accepted_at === null &&
+            i.revoked_at === null &&
+            (after === undefined || i.id > after),
+        )
+        .sort(byId);
+      const page = all.slice(0, limit);
+      return { invitations: page.map(copy), next_cursor: all.length > limit ? page.at(-1)!.id : null };
+    },
+    async revokeInvitation(appId, organizationId, invitationId, now) {
+      const i = invitations.get(invitationId);
+      if (!i || i.app_id !== appId || i.organization_id !== organizationId) return null;
+      if (i.accepted_at !== null || i.revoked_at !== null) return null;
+      const next = { ...i, revoked_at: now };
+      invitations.set(i.id, copy(next));
+      return copy(next);
+    },
+    async consumeInvitation(appId, tokenHash, now) {
+      const i = [...invitations.values()].find((x) => x.app_id === appId && x.token_hash === tokenHash);
+      if (!i) return { ok: false, reason: 'not_found' };
+      if (i.accepted_at !== null) return { ok: false, reason: 'used' };
+      if (i.revoked_at !== null) return { ok: false, reason: 'revoked' };
+      if (i.expires_at <= now) return { ok: false, reason: 'expired' };
+      const next = { ...i, accepted_at: now };
+      invitations.set(i.id, copy(next));
+      return { ok: true, invitation: copy(next) };
     },
   };
 }

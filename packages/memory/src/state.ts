@@ -5,6 +5,7 @@ import type {
   MagicLinkRecord,
   OAuthFlowRecord,
   OAuthLinkRecord,
+  OrganizationInvitationRecord,
   OrganizationMemberRecord,
   OrganizationRecord,
   OtpRecord,
@@ -50,6 +51,7 @@ export interface MemoryState {
   oauthLinks: Map<string, OAuthLinkRecord>;
   organizations: Map<string, OrganizationRecord>;
   organizationMembers: Map<string, OrganizationMemberRecord>;
+  organizationInvitations: Map<string, OrganizationInvitationRecord>;
   sessions: Map<string, SessionRecord>;
   /** Revoked sessions by id: the record every Latchkey on this storage catches up from. */
   sessionRevocations: Map<string, SessionRevocation>;
@@ -102,6 +104,7 @@ export function emptyState(journal: Journal): MemoryState {
     oauthLinks: table(),
     organizations: table(),
     organizationMembers: table(),
+    organizationInvitations: table(),
     sessions: table(),
     sessionRevocations: table(),
     signingKeys: table(),

@@ -1,4 +1,9 @@
-import type { OrganizationMemberRecord, OrganizationRecord, Storage } from '@latchkey/core';
+import type {
+  OrganizationInvitationRecord,
+  OrganizationMemberRecord,
+  OrganizationRecord,
+  Storage,
+} from '@latchkey/core';
 import { describe, expect, it } from 'vitest';
 import { appWithUser, makeUser, NOW, uid } from './fixtures.js';
 
@@ -34,6 +39,25 @@ export function makeMember(
     roles: ['member'],
     created_at: NOW,
     updated_at: NOW,
+    ...over,
+  };
+}
+
+export function makeInvitation(
+  organization: OrganizationRecord,
+  over: Partial<OrganizationInvitationRecord> = {},
+): OrganizationInvitationRecord {
+  return {
+    id: uid('orginv'),
+    app_id: organization.app_id,
+    organization_id: organization.id,
+    email: `${uid('invitee').toLowerCase()}@example.com`,
+    roles: ['member'],
+    token_hash: uid('hash'),
+    expires_at: NOW + 3600,
+    accepted_at: null,
+    revoked_at: null,
+    created_at: NOW,
     ...over,
   };
 }
@@ -251,6 +275,88 @@ export function organizationRepoCases(storage: () => Storage, parallelism = 1): 
         const page = await s.organizations.listMembers(app.id, organization.id, { limit: 10 });
         expect(page.members.filter((m) => m.roles.includes('owner'))).toHaveLength(1);
       }
+    });
+
+    it('stores invitations, lists the open ones, revokes once and spends a token once, in its App only', async () => {
+      const { s, app, organization } = await setup();
+      const invitation = makeInvitation(organization);
+      await s.organizations.insertInvitation(invitation);
+      const other = await appWithUser(s);
+      await expect(
+        s.organizations.insertInvitation(makeInvitation({ ...organization, app_id: other.app.id })),
+      ).rejects.toMatchObject({ errorType: 'organization_not_found' });
+      expect(await s.organizations.listInvitations(app.id, organization.id, { limit: 10 })).toEqual({
+        invitations: [invitation],
+        next_cursor: null,
+      });
+      expect(await s.organizations.listInvitations(other.app.id, organization.id, { limit: 10 })).toEqual({
+        invitations: [],
+        next_cursor: null,
+      });
+      // Another App neither spends nor revokes it.
+      expect(await s.organizations.consumeInvitation(other.app.id, invitation.token_hash, NOW)).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+      expect(
+        await s.organizations.revokeInvitation(other.app.id, organization.id, invitation.id, NOW),
+      ).toBeNull();
+
+      expect(await s.organizations.consumeInvitation(app.id, invitation.token_hash, NOW + 1)).toEqual({
+        ok: true,
+        invitation: { ...invitation, accepted_at: NOW + 1 },
+      });
+      expect(await s.organizations.consumeInvitation(app.id, invitation.token_hash, NOW + 2)).toEqual({
+        ok: false,
+        reason: 'used',
+      });
+      expect(await s.organizations.revokeInvitation(app.id, organization.id, invitation.id, NOW)).toBeNull();
+
+      const revoked = makeInvitation(organization);
+      await s.organizations.insertInvitation(revoked);
+      expect(await s.organizations.revokeInvitation(app.id, organization.id, revoked.id, NOW + 3)).toEqual({
+        ...revoked,
+        revoked_at: NOW + 3,
+      });
+      expect(await s.organizations.consumeInvitation(app.id, revoked.token_hash, NOW + 4)).toEqual({
+        ok: false,
+        reason: 'revoked',
+      });
+      const expired = makeInvitation(organization, { expires_at: NOW + 10 });
+      await s.organizations.insertInvitation(expired);
+      expect(await s.organizations.consumeInvitation(app.id, expired.token_hash, NOW + 10)).toEqual({
+        ok: false,
+        reason: 'expired',
+      });
+      // Neither accepted nor revoked: the expired one is still listed (the service shows its status).
+      expect(
+        (await s.organizations.listInvitations(app.id, organization.id, { limit: 10 })).invitations.map(
+          (i) => i.id,
+        ),
+      ).toEqual([expired.id]);
+      expect(await s.organizations.consumeInvitation(app.id, 'no-such-hash', NOW)).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+      // The organization's deletion takes its invitations.
+      await s.organizations.delete(app.id, organization.id);
+      expect(await s.organizations.consumeInvitation(app.id, expired.token_hash, NOW)).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+    });
+
+    it(`spends an invitation once of ${racers} concurrent spends`, async () => {
+      const { s, app, organization } = await setup();
+      const invitation = makeInvitation(organization);
+      await s.organizations.insertInvitation(invitation);
+      const results = await Promise.all(
+        Array.from({ length: racers }, (_, i) =>
+          s.organizations.consumeInvitation(app.id, invitation.token_hash, NOW + i),
+        ),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(results.filter((r) => !r.ok && r.reason === 'used')).toHaveLength(racers - 1);
     });
   });
 }

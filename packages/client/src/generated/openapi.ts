@@ -39,7 +39,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -130,7 +130,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -229,7 +229,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -238,7 +238,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -332,7 +332,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -442,7 +442,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -451,7 +451,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -547,7 +547,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -556,7 +556,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -649,7 +649,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -707,7 +707,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -801,7 +801,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -819,7 +819,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -931,7 +931,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -949,7 +949,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1061,7 +1061,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1079,7 +1079,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1191,7 +1191,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1209,7 +1209,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1321,7 +1321,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1330,7 +1330,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1424,7 +1424,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1518,7 +1518,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1639,7 +1639,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1648,7 +1648,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1742,7 +1742,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1845,7 +1845,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1939,7 +1939,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2033,7 +2033,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2127,7 +2127,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2145,7 +2145,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2239,7 +2239,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2257,7 +2257,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2335,7 +2335,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2423,7 +2423,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2497,7 +2497,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2506,7 +2506,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2581,7 +2581,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2668,7 +2668,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2771,7 +2771,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2789,7 +2789,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2883,7 +2883,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2901,7 +2901,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2995,7 +2995,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3013,7 +3013,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3116,7 +3116,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3134,7 +3134,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3228,7 +3228,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3246,7 +3246,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3349,7 +3349,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3457,7 +3457,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3475,7 +3475,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3552,7 +3552,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3570,7 +3570,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3644,7 +3644,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3662,7 +3662,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3745,7 +3745,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3763,7 +3763,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3837,7 +3837,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3855,7 +3855,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3929,7 +3929,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3947,7 +3947,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4022,7 +4022,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4040,7 +4040,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4134,7 +4134,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4240,7 +4240,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4258,7 +4258,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4352,7 +4352,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4449,7 +4449,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4467,7 +4467,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4564,7 +4564,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4582,7 +4582,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4685,7 +4685,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4768,7 +4768,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4786,7 +4786,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4866,7 +4866,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4884,7 +4884,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4972,7 +4972,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5051,7 +5051,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5122,7 +5122,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5140,7 +5140,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5239,7 +5239,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5257,7 +5257,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5318,7 +5318,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5336,7 +5336,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5401,7 +5401,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5419,7 +5419,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5477,6 +5477,312 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/organizations/{organization_id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's invitations neither accepted nor revoked, a page at a time */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next_cursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Page size, 1–1000; 100 when absent. */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of invitations */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ListOrganizationInvitationsResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Invite an email to the organization: emails a link to one of the App's `redirect_urls.invite` */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateOrganizationInvitationRequest"];
+                };
+            };
+            responses: {
+                /** @description The invitation (pending) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationInvitation"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organization_id}/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a pending invitation: its link stops working */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    invitation_id: string;
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The invitation, revoked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationInvitation"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations/{organization_id}/members": {
         parameters: {
             query?: never;
@@ -5519,7 +5825,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5537,7 +5843,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5601,7 +5907,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5619,7 +5925,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5719,7 +6025,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5737,7 +6043,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5799,7 +6105,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5817,7 +6123,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5892,7 +6198,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5910,7 +6216,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5968,6 +6274,109 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/organizations/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Use an invitation's token (once): the invitee's user (created if needed) becomes a member and signs in */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AcceptOrganizationInvitationRequest"];
+                };
+            };
+            responses: {
+                /** @description The member, its user, and the session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AcceptOrganizationInvitationResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/wallets/{wallet_id}/export": {
         parameters: {
             query?: never;
@@ -6011,7 +6420,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6029,7 +6438,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6125,7 +6534,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6143,7 +6552,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6275,7 +6684,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6293,7 +6702,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6389,7 +6798,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6407,7 +6816,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6503,7 +6912,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6521,7 +6930,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6616,7 +7025,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6634,7 +7043,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6713,7 +7122,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6731,7 +7140,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6806,7 +7215,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6824,7 +7233,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6932,7 +7341,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6950,7 +7359,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7083,7 +7492,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7101,7 +7510,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7231,7 +7640,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7249,7 +7658,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7370,7 +7779,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7388,7 +7797,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7482,7 +7891,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7500,7 +7909,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7603,7 +8012,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7690,7 +8099,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7761,7 +8170,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7779,7 +8188,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7878,7 +8287,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7896,7 +8305,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7957,7 +8366,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7975,7 +8384,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8040,7 +8449,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8058,7 +8467,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8142,7 +8551,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8213,7 +8622,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8315,7 +8724,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8333,7 +8742,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `event_not_found` */
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8371,6 +8780,25 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptOrganizationInvitationRequest: {
+            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
+            session_expires_in?: number;
+            session_jwt?: string;
+            session_token?: string;
+            token: string;
+        };
+        AcceptOrganizationInvitationResponse: {
+            email_id: string;
+            /** @description False when the invitee already was a member: their membership is kept as it was. */
+            member_created: boolean;
+            member_id: string;
+            organization_id: string;
+            session?: components["schemas"]["Session"];
+            session_jwt?: string;
+            session_token?: string;
+            user_created: boolean;
+            user_id: string;
+        };
         AddedOrganizationMember: components["schemas"]["OrganizationMember"] & {
             /** @description Whether `email` named no user, so one was created. */
             user_created: boolean;
@@ -8406,6 +8834,18 @@ export interface components {
                 };
                 /** @default {} */
                 messages: {
+                    /** @default <p>You are invited to join {{organization_name}} on {{app_name}}.</p><p><a href="{{url}}">Accept the invitation</a></p><p>The link works once and expires in {{minutes}} minutes. If you did not expect it, ignore this email.</p> */
+                    invitation_email_html: string;
+                    /** @default You are invited to join {{organization_name}} on {{app_name}} */
+                    invitation_email_subject: string;
+                    /**
+                     * @default You are invited to join {{organization_name}} on {{app_name}}. Accept with this link:
+                     *
+                     *     {{url}}
+                     *
+                     *     It works once and expires in {{minutes}} minutes. If you did not expect it, ignore this email.
+                     */
+                    invitation_email_text: string;
                     /** @default <p>Sign in to {{app_name}}:</p><p><a href="{{url}}">Sign in</a></p><p>The link works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email.</p> */
                     magic_link_email_html: string;
                     /** @default Your {{app_name}} sign-in link */
@@ -8645,6 +9085,8 @@ export interface components {
                     /** Format: uri */
                     default_signup?: string;
                     /** @default [] */
+                    invite: string[];
+                    /** @default [] */
                     login: string[];
                     /** @default [] */
                     reset_password: string[];
@@ -8764,6 +9206,15 @@ export interface components {
         CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
             /** @description The `whsec_…` signing secret; shown only here. */
             secret: string;
+        };
+        CreateOrganizationInvitationRequest: {
+            email: string;
+            /** @description Minutes the link works, 5–43200 (30 days); 10080 (7 days) when absent. */
+            expires_in?: number;
+            /** @description Where the link leads, with `token` added: one of the App's `redirect_urls.invite`. */
+            redirect_url: string;
+            /** @description The roles the invitee gets; the organization's `default_role` when absent. */
+            roles?: string[];
         };
         CreateOrganizationRequest: {
             /** @description Email domains (example.com) of the organization; for verified-domain joining, coming next. */
@@ -8887,7 +9338,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "fee_payer_not_wallet" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_code_verifier_mismatch" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "organization_not_found" | "organization_member_not_found" | "organization_slug_taken" | "organization_member_exists" | "last_owner" | "unknown_role" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "fee_payer_not_wallet" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_code_verifier_mismatch" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "organization_not_found" | "organization_member_not_found" | "organization_slug_taken" | "organization_member_exists" | "last_owner" | "unknown_role" | "invitation_not_found" | "invitation_expired" | "invitation_used" | "invitation_revoked" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;
@@ -8974,7 +9425,7 @@ export interface components {
             event: components["schemas"]["Event"];
         };
         /** @enum {string} */
-        EventType: "user.created" | "user.oauth_linked" | "user.oauth_unlinked" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "password.created" | "password.changed" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "wallet.transaction.sent" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.transaction.replaced" | "organization.created" | "organization.updated" | "organization.deleted" | "organization.member.added" | "organization.member.updated" | "organization.member.removed" | "webhook_endpoint.disabled";
+        EventType: "user.created" | "user.oauth_linked" | "user.oauth_unlinked" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "password.created" | "password.changed" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "wallet.transaction.sent" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.transaction.replaced" | "organization.created" | "organization.updated" | "organization.deleted" | "organization.member.added" | "organization.member.updated" | "organization.member.removed" | "organization.invitation.created" | "organization.invitation.revoked" | "organization.invitation.accepted" | "webhook_endpoint.disabled";
         ExportWalletRequest: {
             /** @description P-256 (SEC1, 33 or 65 bytes) or X25519 (32 bytes) public key, hex or base64url; the key is encrypted to it. */
             recipient_public_key: string;
@@ -9040,6 +9491,11 @@ export interface components {
         ListEventsResponse: {
             events: components["schemas"]["Event"][];
             /** @description Pass as `cursor` for the next page (older events); null on the last. */
+            next_cursor: string | null;
+        };
+        ListOrganizationInvitationsResponse: {
+            invitations: components["schemas"]["OrganizationInvitation"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
             next_cursor: string | null;
         };
         ListOrganizationMembersResponse: {
@@ -9238,6 +9694,19 @@ export interface components {
             settings: components["schemas"]["OrganizationSettings"];
             slug: string;
             updated_at: number;
+        };
+        OrganizationInvitation: {
+            created_at: number;
+            email: string;
+            expires_at: number;
+            invitation_id: string;
+            organization_id: string;
+            roles: string[];
+            /**
+             * @description Lists show only `pending` and `expired` ones.
+             * @enum {string}
+             */
+            status: "pending" | "expired" | "accepted" | "revoked";
         };
         OrganizationMember: {
             created_at: number;
@@ -10306,4 +10775,5 @@ export type PublicRoute =
   | 'post /v1/auth/webauthn/authentications/begin'
   | 'post /v1/auth/webauthn/authentications/complete'
   | 'post /v1/auth/webauthn/registrations/begin'
-  | 'post /v1/auth/webauthn/registrations/create';
+  | 'post /v1/auth/webauthn/registrations/create'
+  | 'post /v1/organizations/invitations/accept';

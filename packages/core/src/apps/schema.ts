@@ -28,6 +28,8 @@ export const appSettingsSchema = z.object({
       /** Where password reset links may lead (password-auth); `default_reset_password` when none is asked. */
       reset_password: z.array(z.url()).default([]),
       default_reset_password: z.url().optional(),
+      /** Where organization invitation links may lead (organizations); no default: each invitation names one. */
+      invite: z.array(z.url()).default([]),
     })
     .prefault({}),
   webauthn: z
@@ -194,7 +196,8 @@ export const appSettingsSchema = z.object({
     .prefault({}),
   /**
    * Message texts. Placeholders: {{app_name}}, {{code}}, {{minutes}} for passcodes,
-   * {{app_name}}, {{url}}, {{minutes}} for magic links and password reset links, {{app_name}}
+   * {{app_name}}, {{url}}, {{minutes}} for magic links and password reset links (and
+   * {{organization_name}} for invitations), {{app_name}}
    * for the notice of a sign-up with a taken address.
    */
   messages: z
@@ -226,6 +229,25 @@ export const appSettingsSchema = z.object({
         .max(20_000)
         .default(
           '<p>Sign in to {{app_name}}:</p><p><a href="{{url}}">Sign in</a></p><p>The link works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email.</p>',
+        ),
+      invitation_email_subject: z
+        .string()
+        .min(1)
+        .max(200)
+        .default('You are invited to join {{organization_name}} on {{app_name}}'),
+      invitation_email_text: z
+        .string()
+        .min(1)
+        .max(10_000)
+        .default(
+          'You are invited to join {{organization_name}} on {{app_name}}. Accept with this link:\n\n{{url}}\n\nIt works once and expires in {{minutes}} minutes. If you did not expect it, ignore this email.',
+        ),
+      invitation_email_html: z
+        .string()
+        .min(1)
+        .max(20_000)
+        .default(
+          '<p>You are invited to join {{organization_name}} on {{app_name}}.</p><p><a href="{{url}}">Accept the invitation</a></p><p>The link works once and expires in {{minutes}} minutes. If you did not expect it, ignore this email.</p>',
         ),
       password_reset_email_subject: z.string().min(1).max(200).default('Reset your {{app_name}} password'),
       password_reset_email_text: z

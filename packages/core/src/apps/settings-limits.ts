@@ -10,7 +10,7 @@ import { MAX_URL_LENGTH } from '../shared/web-url.js';
 export const SETTINGS_LIMITS = {
   /** The whole document as stored, in characters of its JSON: what every read parses. */
   documentJsonChars: 131_072,
-  /** Entries of `redirect_urls.login` and of `redirect_urls.signup`, each. */
+  /** Entries of `redirect_urls.login`, of `redirect_urls.signup` and of `redirect_urls.invite`, each. */
   redirectUrls: 50,
   urlChars: MAX_URL_LENGTH,
   /** Entries of `webauthn.allowed_domains`. */

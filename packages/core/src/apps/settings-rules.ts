@@ -21,7 +21,7 @@ export function settingsWriteProblem(settings: AppSettings): SettingsProblem | u
 
 function* problems(s: AppSettings): Generator<SettingsProblem> {
   const redirects = s.redirect_urls;
-  for (const list of ['login', 'signup'] as const) {
+  for (const list of ['login', 'signup', 'invite'] as const) {
     yield* tooMany(['redirect_urls', list], redirects[list].length, L.redirectUrls);
     // An entry ending in `/*` (any path below) is checked as it stands: `*` in a path is harmless.
     for (const [i, url] of redirects[list].entries())

@@ -23,7 +23,8 @@ export type HashPurpose =
   | 'recovery_code'
   | 'nonce'
   | 'oauth_state'
-  | 'oauth_token';
+  | 'oauth_token'
+  | 'invitation';
 
 export function keyedHasher(secret: string): KeyedHasher {
   const master = utf8(secret);

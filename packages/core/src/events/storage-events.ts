@@ -39,6 +39,14 @@ export type WriteRules = {
   };
 };
 
+/** An invitation's event data: never its token hash. */
+const invitationData = (i: { id: string; organization_id: string; email: string; roles: string[] }) => ({
+  organization_id: i.organization_id,
+  invitation_id: i.id,
+  email: i.email,
+  roles: i.roles,
+});
+
 const one = (app_id: string, type: EventType, data: Record<string, unknown>): ImpliedEvent[] => [
   { app_id, type, data },
 ];
@@ -225,6 +233,18 @@ export const writeRules: WriteRules = {
     deleteMember: {
       events: (r) =>
         r.ok ? one(r.member.app_id, 'organization.member.removed', memberData(r.member)) : none,
+    },
+    insertInvitation: {
+      events: (_r, i) => one(i.app_id, 'organization.invitation.created', invitationData(i)),
+    },
+    revokeInvitation: {
+      events: (i) => (i ? one(i.app_id, 'organization.invitation.revoked', invitationData(i)) : none),
+    },
+    consumeInvitation: {
+      events: (r) =>
+        r.ok
+          ? one(r.invitation.app_id, 'organization.invitation.accepted', invitationData(r.invitation))
+          : none,
     },
   },
   otps: {

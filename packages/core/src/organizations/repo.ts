@@ -52,6 +52,30 @@ export type MemberChanged =
   | { ok: true; member: OrganizationMemberRecord }
   | { ok: false; reason: 'not_found' | 'last_owner' };
 
+/** An invitation to join an organization, emailed as a link that works once. */
+export interface OrganizationInvitationRecord {
+  id: string;
+  app_id: string;
+  organization_id: string;
+  /** Normalised address the link was sent to: the invitee proves it by using the link. */
+  email: string;
+  /** The roles the invitee gets on accepting. */
+  roles: string[];
+  /** Keyed hash of the token in the link; the token itself is never stored. */
+  token_hash: string;
+  expires_at: number;
+  accepted_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+}
+
+export interface OrganizationInvitationPage {
+  invitations: OrganizationInvitationRecord[];
+  next_cursor: string | null;
+}
+
+export type InvitationConsumeFailure = 'not_found' | 'used' | 'revoked' | 'expired';
+
 /** The role that can never be left without a holder once an organization has one. */
 export const OWNER_ROLE = 'owner';
 
@@ -103,6 +127,41 @@ export interface OrganizationRepo {
   ): Promise<MemberChanged>;
   /** Atomic as `updateMemberRoles`: removes the member unless it is the last owner. */
   deleteMember(appId: string, organizationId: string, memberId: string): Promise<MemberChanged>;
+  /** The user's membership of the organization, or null. */
+  getMemberByUser(
+    appId: string,
+    organizationId: string,
+    userId: string,
+  ): Promise<OrganizationMemberRecord | null>;
+
+  /** Stores the invitation; throws `organization_not_found` when the App has no such organization. */
+  insertInvitation(invitation: OrganizationInvitationRecord): Promise<void>;
+  /** The organization's invitations neither accepted nor revoked (expired ones too), by id, after the cursor id. */
+  listInvitations(
+    appId: string,
+    organizationId: string,
+    query: { limit: number; after?: string | undefined },
+  ): Promise<OrganizationInvitationPage>;
+  /** Revokes the invitation unless it was accepted or revoked already; returns it as revoked, or null. */
+  revokeInvitation(
+    appId: string,
+    organizationId: string,
+    invitationId: string,
+    now: number,
+  ): Promise<OrganizationInvitationRecord | null>;
+  /**
+   * Atomically: if the App has an invitation with `tokenHash` that is neither accepted, revoked
+   * nor expired at `now`, mark it accepted at `now` and return it; otherwise say why, the first
+   * that holds of `not_found`, `used`, `revoked`, `expired`. Of any number of concurrent callers,
+   * exactly one gets `ok`.
+   */
+  consumeInvitation(
+    appId: string,
+    tokenHash: string,
+    now: number,
+  ): Promise<
+    { ok: true; invitation: OrganizationInvitationRecord } | { ok: false; reason: InvitationConsumeFailure }
+  >;
 }
 
 // This folder's repos, on the Storage port: ports/storage.ts names no capability.
@@ -117,5 +176,6 @@ declare module '../crypto/ids.js' {
   interface IdPrefixes {
     org: true;
     orgmember: true;
+    orginv: true;
   }
 }

@@ -4,10 +4,17 @@ import { errorResponses } from '../http/error-body.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
 import { policy } from '../http/route-policy.js';
 import {
+  acceptInvitationRequestSchema,
+  acceptInvitationResponseSchema,
   addedMemberSchema,
   addMemberRequestSchema,
+  createInvitationRequestSchema,
   createOrganizationRequestSchema,
   deletedOrganizationSchema,
+  invitationIdParamsSchema,
+  invitationSchema,
+  listInvitationsQuerySchema,
+  listInvitationsResponseSchema,
   listMembersQuerySchema,
   listMembersResponseSchema,
   listOrganizationsQuerySchema,
@@ -134,6 +141,53 @@ const removeMember = createRoute({
   responses: { 200: jsonResponse('Removed', removedMemberSchema), ...errorResponses(403, 404, 409) },
 });
 
+const createInvitation = createRoute({
+  ...common,
+  method: 'post',
+  path: '/v1/organizations/{organization_id}/invitations',
+  summary: "Invite an email to the organization: emails a link to one of the App's `redirect_urls.invite`",
+  request: { ...byId, ...jsonBody(createInvitationRequestSchema) },
+  responses: {
+    200: jsonResponse('The invitation (pending)', invitationSchema),
+    ...errorResponses(403, 404, 409, 413, 415, 502),
+  },
+});
+
+const listInvitations = createRoute({
+  ...common,
+  method: 'get',
+  path: '/v1/organizations/{organization_id}/invitations',
+  summary: "The organization's invitations neither accepted nor revoked, a page at a time",
+  request: { ...byId, query: listInvitationsQuerySchema },
+  responses: {
+    200: jsonResponse('A page of invitations', listInvitationsResponseSchema),
+    ...errorResponses(403, 404),
+  },
+});
+
+const revokeInvitation = createRoute({
+  ...common,
+  method: 'delete',
+  path: '/v1/organizations/{organization_id}/invitations/{invitation_id}',
+  summary: 'Revoke a pending invitation: its link stops working',
+  request: { params: invitationIdParamsSchema },
+  responses: { 200: jsonResponse('The invitation, revoked', invitationSchema), ...errorResponses(403, 404) },
+});
+
+const acceptInvitation = createRoute({
+  method: 'post',
+  path: '/v1/organizations/invitations/accept',
+  tags: ['organizations'],
+  summary:
+    "Use an invitation's token (once): the invitee's user (created if needed) becomes a member and signs in",
+  ...policy({ key: 'public', rate: 'verify' }),
+  request: jsonBody(acceptInvitationRequestSchema),
+  responses: {
+    200: jsonResponse('The member, its user, and the session', acceptInvitationResponseSchema),
+    ...errorResponses(404, 413, 415),
+  },
+});
+
 export function registerOrganizationRoutes(app: HttpApp, organizations: OrganizationService) {
   const appId = (c: { get(key: 'app'): { id: string } }) => c.get('app').id;
   app.openapi(create, async (c) => c.json(await organizations.create(appId(c), c.req.valid('json')), 200));
@@ -176,5 +230,32 @@ export function registerOrganizationRoutes(app: HttpApp, organizations: Organiza
   app.openapi(removeMember, async (c) => {
     const { organization_id, member_id } = c.req.valid('param');
     return c.json(await organizations.removeMember(appId(c), organization_id, member_id), 200);
+  });
+  app.openapi(acceptInvitation, async (c) =>
+    c.json(await organizations.invitations.accept(appId(c), c.req.valid('json')), 200),
+  );
+  app.openapi(createInvitation, async (c) =>
+    c.json(
+      await organizations.invitations.create(
+        appId(c),
+        c.req.valid('param').organization_id,
+        c.req.valid('json'),
+      ),
+      200,
+    ),
+  );
+  app.openapi(listInvitations, async (c) =>
+    c.json(
+      await organizations.invitations.list(
+        appId(c),
+        c.req.valid('param').organization_id,
+        c.req.valid('query'),
+      ),
+      200,
+    ),
+  );
+  app.openapi(revokeInvitation, async (c) => {
+    const { organization_id, invitation_id } = c.req.valid('param');
+    return c.json(await organizations.invitations.revoke(appId(c), organization_id, invitation_id), 200);
   });
 }

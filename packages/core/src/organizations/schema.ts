@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { issuedSessionSchema, sessionFieldsSchema } from '../sessions/schema.js';
 import { domainProblem } from '../shared/hostnames.js';
 import { roleNameSchema } from '../shared/organization-roles.js';
 import { nextCursorSchema, pageQueryFields } from '../shared/page.js';
@@ -208,3 +209,74 @@ export const listMembersResponseSchema = z
 export const removedMemberSchema = z
   .object({ member_id: z.string(), organization_id: z.string() })
   .openapi('RemovedOrganizationMember');
+
+export const invitationIdParamsSchema = z.object({ organization_id: id, invitation_id: id });
+
+export const createInvitationRequestSchema = z
+  .strictObject({
+    email: z.string().min(1).max(320),
+    roles: roles
+      .optional()
+      .openapi({ description: "The roles the invitee gets; the organization's `default_role` when absent." }),
+    redirect_url: z.string().min(1).max(2000).openapi({
+      description: "Where the link leads, with `token` added: one of the App's `redirect_urls.invite`.",
+    }),
+    expires_in: z
+      .int()
+      .min(5)
+      .max(43_200)
+      .optional()
+      .openapi({ description: 'Minutes the link works, 5–43200 (30 days); 10080 (7 days) when absent.' }),
+  })
+  .openapi('CreateOrganizationInvitationRequest');
+
+export type CreateInvitationRequest = z.infer<typeof createInvitationRequestSchema>;
+
+export const invitationSchema = z
+  .object({
+    invitation_id: z.string(),
+    organization_id: z.string(),
+    email: z.string(),
+    roles: z.array(z.string()),
+    status: z
+      .enum(['pending', 'expired', 'accepted', 'revoked'])
+      .openapi({ description: 'Lists show only `pending` and `expired` ones.' }),
+    expires_at: z.int(),
+    created_at: z.int(),
+  })
+  .openapi('OrganizationInvitation');
+
+export type InvitationView = z.infer<typeof invitationSchema>;
+
+export const listInvitationsQuerySchema = z.strictObject(pageQueryFields);
+
+export type ListInvitationsQuery = z.infer<typeof listInvitationsQuerySchema>;
+
+export const listInvitationsResponseSchema = z
+  .object({ invitations: z.array(invitationSchema), next_cursor: nextCursor })
+  .openapi('ListOrganizationInvitationsResponse');
+
+export const acceptInvitationRequestSchema = z
+  .strictObject({
+    token: z.string().min(1).max(200),
+    ...sessionFieldsSchema,
+  })
+  .openapi('AcceptOrganizationInvitationRequest');
+
+export type AcceptInvitationRequest = z.infer<typeof acceptInvitationRequestSchema>;
+
+export const acceptInvitationResponseSchema = z
+  .object({
+    user_id: z.string(),
+    email_id: z.string(),
+    organization_id: z.string(),
+    member_id: z.string(),
+    member_created: z.boolean().openapi({
+      description: 'False when the invitee already was a member: their membership is kept as it was.',
+    }),
+    user_created: z.boolean(),
+    ...issuedSessionSchema,
+  })
+  .openapi('AcceptOrganizationInvitationResponse');
+
+export type AcceptInvitationResponse = z.infer<typeof acceptInvitationResponseSchema>;

@@ -2,7 +2,9 @@ import { channels } from '../contacts/channels.js';
 import { findOrCreateByContact } from '../contacts/find-or-create.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
+import type { SessionService } from '../sessions/service.js';
 import type { OrganizationsAppSettings } from '../shared/organization-roles.js';
+import { invitationService } from './invitations.js';
 import {
   type MemberChanged,
   type OrganizationMemberRecord,
@@ -50,7 +52,7 @@ const memberView = (m: OrganizationMemberRecord, roles: OrganizationsAppSettings
 const memberChangeError = (reason: Exclude<MemberChanged, { ok: true }>['reason']) =>
   new LatchkeyError(reason === 'last_owner' ? 'last_owner' : 'organization_member_not_found');
 
-export function organizationService(k: Kernel) {
+export function organizationService(k: Kernel, sessions: SessionService) {
   const appRoles = async (appId: string) => (await k.app(appId)).settings.organizations;
 
   const mustGet = async (appId: string, organizationId: string) => {
@@ -225,6 +227,9 @@ export function organizationService(k: Kernel) {
       if (!changed.ok) throw memberChangeError(changed.reason);
       return { member_id: changed.member.id, organization_id: changed.member.organization_id };
     },
+
+    /** Invitations by email link (docs/organizations.md, "Invitations"). */
+    invitations: invitationService(k, sessions),
 
     /** What `roles` grant in this App now (`*`: every permission), for the checks to come. */
     async permissionsOf(appId: string, roles: readonly string[]) {

@@ -6,7 +6,7 @@ export interface OutboundMessage {
   channel: 'sms' | 'email';
   /** E.164 phone number or email address. */
   to: string;
-  kind: 'otp' | 'magic_link' | 'password_reset' | 'password_notice';
+  kind: 'otp' | 'magic_link' | 'password_reset' | 'password_notice' | 'invitation';
   app_id: string;
   /** Email subject; absent for SMS. */
   subject?: string;

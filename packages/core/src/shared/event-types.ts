@@ -39,6 +39,9 @@ export const EVENT_TYPES = [
   'organization.member.added',
   'organization.member.updated',
   'organization.member.removed',
+  'organization.invitation.created',
+  'organization.invitation.revoked',
+  'organization.invitation.accepted',
   'webhook_endpoint.disabled',
 ] as const;
 

@@ -18,6 +18,7 @@ import * as sessionRevocations from './0016_session_revocations.js';
 import * as oauth from './0017_oauth.js';
 import * as solanaTransactions from './0018_solana_transactions.js';
 import * as organizations from './0019_organizations.js';
+import * as organizationInvitations from './0020_organization_invitations.js';
 
 /**
  * A migration, run against the storage's schema. `schema` (undefined: the search path) is for the
@@ -53,4 +54,5 @@ export const migrations: Record<string, LatchkeyMigration> = {
   '0017_oauth': oauth,
   '0018_solana_transactions': solanaTransactions,
   '0019_organizations': organizations,
+  '0020_organization_invitations': organizationInvitations,
 };

@@ -1,6 +1,8 @@
 import {
+  type InvitationConsumeFailure,
   LatchkeyError,
   type MemberChanged,
+  type OrganizationInvitationRecord,
   type OrganizationMemberRecord,
   type OrganizationRecord,
   type OrganizationRepo,
@@ -8,7 +10,12 @@ import {
   OWNER_ROLE,
 } from '@latchkey/core';
 import { type Selectable, sql } from 'kysely';
-import type { LatchkeyDb, OrganizationMembersTable, OrganizationsTable } from '../database.js';
+import type {
+  LatchkeyDb,
+  OrganizationInvitationsTable,
+  OrganizationMembersTable,
+  OrganizationsTable,
+} from '../database.js';
 import { definedOnly, fromJson, toJson, toSeconds } from './columns.js';
 import { inTransaction } from './in-transaction.js';
 import { isForeignKeyViolation } from './wallet-repo.js';
@@ -33,6 +40,32 @@ const toMember = (row: Selectable<OrganizationMembersTable>): OrganizationMember
   created_at: toSeconds(row.created_at),
   updated_at: toSeconds(row.updated_at),
 });
+
+const toInvitation = (row: Selectable<OrganizationInvitationsTable>): OrganizationInvitationRecord => ({
+  id: row.id,
+  app_id: row.app_id,
+  organization_id: row.organization_id,
+  email: row.email,
+  roles: fromJson(row.roles) as string[],
+  token_hash: row.token_hash,
+  expires_at: toSeconds(row.expires_at),
+  accepted_at: row.accepted_at === null ? null : toSeconds(row.accepted_at),
+  revoked_at: row.revoked_at === null ? null : toSeconds(row.revoked_at),
+  created_at: toSeconds(row.created_at),
+});
+
+const INVITATION_COLUMNS = [
+  'id',
+  'app_id',
+  'organization_id',
+  'email',
+  'roles',
+  'token_hash',
+  'expires_at',
+  'accepted_at',
+  'revoked_at',
+  'created_at',
+] as const;
 
 /** Whether `err` is Postgres refusing a duplicate for the unique `constraint` (SQLSTATE 23505). */
 const isUniqueViolation = (err: unknown, constraint: string) => {
@@ -279,6 +312,94 @@ export function kyselyOrganizationRepo(db: LatchkeyDb): OrganizationRepo {
           return member;
         },
       );
+    },
+
+    async getMemberByUser(appId, organizationId, userId) {
+      const row = await db
+        .selectFrom('organization_members')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('organization_id', '=', organizationId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return row ? toMember(row) : null;
+    },
+
+    async insertInvitation(i) {
+      try {
+        await db
+          .insertInto('organization_invitations')
+          .values({ ...i, roles: toJson(i.roles) })
+          .execute();
+      } catch (err) {
+        if (isForeignKeyViolation(err, 'organization_invitations_organization_fkey'))
+          throw new LatchkeyError('organization_not_found');
+        throw err;
+      }
+    },
+
+    async listInvitations(appId, organizationId, { limit, after }) {
+      let q = db
+        .selectFrom('organization_invitations')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('organization_id', '=', organizationId)
+        .where('accepted_at', 'is', null)
+        .where('revoked_at', 'is', null);
+      if (after !== undefined) q = q.where('id', '>', after);
+      const rows = await q
+        .orderBy('id')
+        .limit(limit + 1)
+        .execute();
+      const page = rows.slice(0, limit).map(toInvitation);
+      return { invitations: page, next_cursor: rows.length > limit ? page.at(-1)!.id : null };
+    },
+
+    async revokeInvitation(appId, organizationId, invitationId, now) {
+      const row = await db
+        .updateTable('organization_invitations')
+        .set({ revoked_at: now })
+        .where('app_id', '=', appId)
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', invitationId)
+        .where('accepted_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toInvitation(row) : null;
+    },
+
+    // One statement, as MagicLinkRepo.consume: the CTE locks the invitation and judges its
+    // latest version, so of concurrent accepts only the first sees it unspent.
+    async consumeInvitation(appId, tokenHash, now) {
+      const verdict = sql<InvitationConsumeFailure | 'ok'>`case
+          when accepted_at is not null then 'used'
+          when revoked_at is not null then 'revoked'
+          when expires_at <= ${now} then 'expired'
+          else 'ok' end`;
+      const row = await db
+        .with('target', (qb) =>
+          qb
+            .selectFrom('organization_invitations')
+            .select(['id', verdict.as('verdict')])
+            .where('app_id', '=', appId)
+            .where('token_hash', '=', tokenHash)
+            .limit(1)
+            .forUpdate(),
+        )
+        .updateTable('organization_invitations')
+        .from('target')
+        .set({
+          accepted_at: sql<number | null>`case when ${sql.ref('target.verdict')} = 'ok'
+              then ${now} else ${sql.ref('organization_invitations.accepted_at')} end`,
+        })
+        .whereRef('organization_invitations.id', '=', 'target.id')
+        .returning(INVITATION_COLUMNS.map((c) => `organization_invitations.${c}` as const))
+        .returning('target.verdict')
+        .executeTakeFirst();
+      if (!row) return { ok: false, reason: 'not_found' };
+      if (row.verdict !== 'ok') return { ok: false, reason: row.verdict };
+      return { ok: true, invitation: toInvitation(row) };
     },
   };
 }
