@@ -102,6 +102,7 @@ export type { LatchkeyOptions } from './options.js';
 export type {
   InvitationConsumeFailure,
   MemberChanged,
+  MemberJoinedBy,
   OrganizationInvitationPage,
   OrganizationInvitationRecord,
   OrganizationMemberPage,

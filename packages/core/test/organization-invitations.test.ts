@@ -238,7 +238,7 @@ describe.each(storageBackends())('organization invitations on $name', (backend) 
       expect(res.status, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
       expect(res.status, JSON.stringify(body)).toBeLessThan(500);
     }
-    // The secret key only: a public token cannot invite.
+    // The public token invites only for a member's session.
     const res = await t.call(
       'POST',
       `/v1/organizations/${orgId}/invitations`,
@@ -248,7 +248,8 @@ describe.each(storageBackends())('organization invitations on $name', (backend) 
       },
       t.public_token,
     );
-    expectError(res, 403, 'secret_key_required');
+    expectError(res, 400, 'missing_field');
+    expect(expectErrorShape(res).error_field).toBe('session_token');
     expect(storage).toBeDefined();
   });
 });

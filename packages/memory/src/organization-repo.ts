@@ -70,6 +70,25 @@ export function memoryOrganizationRepo(
       const page = all.slice(0, limit);
       return { organizations: page.map(copy), next_cursor: all.length > limit ? page.at(-1)!.id : null };
     },
+    async listJoinable(appId, { domains, userId, limit, after }) {
+      const memberOf = new Set(
+        [...members.values()]
+          .filter((m) => m.app_id === appId && m.user_id === userId)
+          .map((m) => m.organization_id),
+      );
+      const all = [...organizations.values()]
+        .filter(
+          (o) =>
+            o.app_id === appId &&
+            o.settings.join_by_domain === true &&
+            o.allowed_email_domains.some((d) => domains.includes(d)) &&
+            !memberOf.has(o.id) &&
+            (after === undefined || o.id > after),
+        )
+        .sort(byId);
+      const page = all.slice(0, limit);
+      return { organizations: page.map(copy), next_cursor: all.length > limit ? page.at(-1)!.id : null };
+    },
     async update(appId, organizationId, update) {
       const o = find(appId, organizationId);
       if (!o) return { ok: false, reason: 'not_found' };

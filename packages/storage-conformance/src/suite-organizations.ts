@@ -18,6 +18,7 @@ export function makeOrganization(appId: string, over: Partial<OrganizationRecord
       who_can_invite: 'admins',
       default_role: 'member',
       allowed_sign_in_methods: [],
+      join_by_domain: false,
       sso_required: false,
     },
     created_at: NOW,
@@ -146,6 +147,56 @@ export function organizationRepoCases(storage: () => Storage, parallelism = 1): 
       const other = await appWithUser(s);
       expect(
         (await s.organizations.list(other.app.id, { userId: user.id, limit: 10 })).organizations,
+      ).toEqual([]);
+    });
+
+    it('lists the joinable: join_by_domain on, a domain matched exactly, not yet a member, in its App only', async () => {
+      const { s, app, user } = await setup();
+      const joining = (domains: string[], on = true) =>
+        makeOrganization(app.id, {
+          allowed_email_domains: domains,
+          settings: { ...makeOrganization(app.id).settings, join_by_domain: on },
+        });
+      const [a, b, off, sub, member] = [
+        joining(['acme.com']),
+        joining(['other.org', 'acme.com']),
+        joining(['acme.com'], false),
+        joining(['eu.acme.com']),
+        joining(['acme.com']),
+      ] as const;
+      for (const o of [a, b, off, sub, member]) await s.organizations.insert(o);
+      await s.organizations.insertMember(makeMember(member, user.id));
+      const query = { domains: ['acme.com'], userId: user.id };
+      const first = await s.organizations.listJoinable(app.id, { ...query, limit: 1 });
+      expect(first.organizations).toHaveLength(1);
+      const rest = await s.organizations.listJoinable(app.id, {
+        ...query,
+        limit: 10,
+        after: first.next_cursor!,
+      });
+      expect(rest.next_cursor).toBeNull();
+      expect([...first.organizations, ...rest.organizations]).toEqual(
+        [a, b].sort((x, y) => (x.id < y.id ? -1 : 1)),
+      );
+      expect(
+        (
+          await s.organizations.listJoinable(app.id, {
+            domains: ['other.org', 'eu.acme.com'],
+            userId: user.id,
+            limit: 10,
+          })
+        ).organizations
+          .map((o) => o.id)
+          .sort(),
+      ).toEqual([b.id, sub.id].sort());
+      expect(
+        (await s.organizations.listJoinable(app.id, { domains: [], userId: user.id, limit: 10 }))
+          .organizations,
+      ).toEqual([]);
+      const other = await appWithUser(s);
+      expect(
+        (await s.organizations.listJoinable(other.app.id, { ...query, userId: other.user.id, limit: 10 }))
+          .organizations,
       ).toEqual([]);
     });
 

@@ -48,7 +48,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -139,7 +139,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -810,7 +810,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -940,7 +940,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1070,7 +1070,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1200,7 +1200,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1527,7 +1527,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2136,7 +2136,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2248,7 +2248,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2677,7 +2677,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2780,7 +2780,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2892,7 +2892,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3004,7 +3004,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3125,7 +3125,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3237,7 +3237,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3358,7 +3358,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3466,7 +3466,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3561,7 +3561,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3653,7 +3653,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3754,7 +3754,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3846,7 +3846,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3938,7 +3938,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4031,7 +4031,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4249,7 +4249,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4458,7 +4458,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4573,7 +4573,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4694,7 +4694,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4777,7 +4777,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4875,7 +4875,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5060,7 +5060,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5090,7 +5090,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an organization, with its first owner when `owner_user_id` is given */
+        /** Create an organization, with its first owner when `owner_user_id` is given (secret key) or the caller's session (public token) */
         post: {
             parameters: {
                 query?: never;
@@ -5131,7 +5131,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5248,7 +5248,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5327,7 +5327,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5410,7 +5410,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5528,7 +5528,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5610,7 +5610,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5740,7 +5740,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5778,6 +5778,129 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organization_id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Join an organization as a member with its default role, by a verified email on one of its allowed domains */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["JoinOrganizationRequest"];
+                };
+            };
+            responses: {
+                /** @description The new member */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationMember"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5834,7 +5957,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5916,7 +6039,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6034,7 +6157,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6114,7 +6237,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6207,7 +6330,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6377,6 +6500,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/joinable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organizations the caller's verified email domains let them join (join_by_domain on), those they belong to left out */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The `next_cursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Page size, 1–1000; 100 when absent. */
+                    limit?: number;
+                    /** @description With the public token: the caller's live session JWT (or send `session_token`). */
+                    session_jwt?: string;
+                    /** @description With the public token: the caller's live session token (or send `session_jwt`). */
+                    session_token?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of organizations */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ListOrganizationsResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/wallets/{wallet_id}/export": {
         parameters: {
             query?: never;
@@ -6429,7 +6642,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6543,7 +6756,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6693,7 +6906,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6807,7 +7020,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6921,7 +7134,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7034,7 +7247,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7131,7 +7344,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7224,7 +7437,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7350,7 +7563,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7501,7 +7714,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7649,7 +7862,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7788,7 +8001,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7900,7 +8113,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8021,7 +8234,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8108,7 +8321,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8179,7 +8392,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8296,7 +8509,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8375,7 +8588,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8458,7 +8671,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8560,7 +8773,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8631,7 +8844,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8733,7 +8946,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy` */
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8973,6 +9186,8 @@ export interface components {
                 };
                 /** @default {} */
                 organizations: {
+                    /** @default false */
+                    allow_user_creation: boolean;
                     /** @default {} */
                     roles: {
                         [key: string]: string[];
@@ -9021,6 +9236,13 @@ export interface components {
                 };
                 /** @default {} */
                 rate_limits: {
+                    /** @default {} */
+                    invitations_per_organization: {
+                        /** @default 50 */
+                        limit: number;
+                        /** @default 3600 */
+                        window_seconds: number;
+                    };
                     /** @default {} */
                     per_app: {
                         /** @default 1000 */
@@ -9215,13 +9437,21 @@ export interface components {
             redirect_url: string;
             /** @description The roles the invitee gets; the organization's `default_role` when absent. */
             roles?: string[];
+            /** @description With the public token: the caller's live session JWT (or send `session_token`). */
+            session_jwt?: string;
+            /** @description With the public token: the caller's live session token (or send `session_jwt`). */
+            session_token?: string;
         };
         CreateOrganizationRequest: {
-            /** @description Email domains (example.com) of the organization; for verified-domain joining, coming next. */
+            /** @description Email domains (example.com) of the organization, matched exactly (a subdomain is not included) by verified-domain joining. Secret key only. */
             allowed_email_domains?: string[];
             name: string;
-            /** @description A user of the App who becomes its first owner. */
+            /** @description A user of the App who becomes its first owner. Secret key only. */
             owner_user_id?: string;
+            /** @description With the public token: the caller's live session JWT (or send `session_token`). */
+            session_jwt?: string;
+            /** @description With the public token: the caller's live session token (or send `session_jwt`). */
+            session_token?: string;
             settings?: {
                 /** @description The sign-in methods members may use in an organization-scoped session; empty: any the App allows. */
                 allowed_sign_in_methods?: ("email_otp" | "sms_otp" | "magic_link" | "password" | "oauth" | "webauthn" | "wallet" | "sso")[];
@@ -9230,10 +9460,12 @@ export interface components {
                  * @example billing
                  */
                 default_role?: string;
+                /** @description Whether a signed-in user whose verified email is on one of `allowed_email_domains` may join by themselves, with `default_role`. */
+                join_by_domain?: boolean;
                 /** @description Whether members must sign in through the organization’s SSO connection. Only false until SSO connections exist. */
                 sso_required?: boolean;
                 /**
-                 * @description `admins`: members holding `members:invite` (owners and admins by default); `members`: any member. Read by invitations (coming next).
+                 * @description Who may invite with their session (the secret key always may): `admins`, members whose roles grant `members:invite` (owners and admins by default); `members`, any member.
                  * @enum {string}
                  */
                 who_can_invite?: "admins" | "members";
@@ -9338,7 +9570,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "fee_payer_not_wallet" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_code_verifier_mismatch" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "organization_not_found" | "organization_member_not_found" | "organization_slug_taken" | "organization_member_exists" | "last_owner" | "unknown_role" | "invitation_not_found" | "invitation_expired" | "invitation_used" | "invitation_revoked" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "fee_payer_not_wallet" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_code_verifier_mismatch" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "organization_not_found" | "organization_member_not_found" | "organization_slug_taken" | "organization_member_exists" | "last_owner" | "unknown_role" | "organization_creation_not_allowed" | "invitation_not_allowed" | "organization_join_not_allowed" | "invitation_not_found" | "invitation_expired" | "invitation_used" | "invitation_revoked" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;
@@ -9459,6 +9691,13 @@ export interface components {
              * @enum {string}
              */
             wallet_type: "ethereum" | "solana" | "bitcoin" | "DOT" | "XLM";
+        };
+        /** @description Exactly one of `session_token` and `session_jwt`. */
+        JoinOrganizationRequest: {
+            /** @description With the public token: the caller's live session JWT (or send `session_token`). */
+            session_jwt?: string;
+            /** @description With the public token: the caller's live session token (or send `session_jwt`). */
+            session_token?: string;
         };
         JWKS: {
             keys: ({
@@ -9731,12 +9970,17 @@ export interface components {
              */
             default_role: string;
             /**
+             * @description Whether a signed-in user whose verified email is on one of `allowed_email_domains` may join by themselves, with `default_role`.
+             * @default false
+             */
+            join_by_domain: boolean;
+            /**
              * @description Whether members must sign in through the organization’s SSO connection. Only false until SSO connections exist.
              * @default false
              */
             sso_required: boolean;
             /**
-             * @description `admins`: members holding `members:invite` (owners and admins by default); `members`: any member. Read by invitations (coming next).
+             * @description Who may invite with their session (the secret key always may): `admins`, members whose roles grant `members:invite` (owners and admins by default); `members`, any member.
              * @default admins
              * @enum {string}
              */
@@ -10124,7 +10368,7 @@ export interface components {
             roles: string[];
         };
         UpdateOrganizationRequest: {
-            /** @description Email domains (example.com) of the organization; for verified-domain joining, coming next. */
+            /** @description Email domains (example.com) of the organization, matched exactly (a subdomain is not included) by verified-domain joining. Secret key only. */
             allowed_email_domains?: string[];
             name?: string;
             settings?: {
@@ -10135,10 +10379,12 @@ export interface components {
                  * @example billing
                  */
                 default_role?: string;
+                /** @description Whether a signed-in user whose verified email is on one of `allowed_email_domains` may join by themselves, with `default_role`. */
+                join_by_domain?: boolean;
                 /** @description Whether members must sign in through the organization’s SSO connection. Only false until SSO connections exist. */
                 sso_required?: boolean;
                 /**
-                 * @description `admins`: members holding `members:invite` (owners and admins by default); `members`: any member. Read by invitations (coming next).
+                 * @description Who may invite with their session (the secret key always may): `admins`, members whose roles grant `members:invite` (owners and admins by default); `members`, any member.
                  * @enum {string}
                  */
                 who_can_invite?: "admins" | "members";
@@ -10752,6 +10998,7 @@ export type PublicRoute =
   | 'get /v1/auth/sessions'
   | 'get /v1/auth/sessions/jwks'
   | 'get /v1/auth/sessions/revocations'
+  | 'get /v1/organizations/joinable'
   | 'post /v1/auth/magic_links/authenticate'
   | 'post /v1/auth/magic_links/email/login_or_create'
   | 'post /v1/auth/oauth/authenticate'
@@ -10776,4 +11023,7 @@ export type PublicRoute =
   | 'post /v1/auth/webauthn/authentications/complete'
   | 'post /v1/auth/webauthn/registrations/begin'
   | 'post /v1/auth/webauthn/registrations/create'
-  | 'post /v1/organizations/invitations/accept';
+  | 'post /v1/organizations'
+  | 'post /v1/organizations/invitations/accept'
+  | 'post /v1/organizations/{organization_id}/invitations'
+  | 'post /v1/organizations/{organization_id}/join';

@@ -181,6 +181,8 @@ export const appSettingsSchema = z.object({
       per_app: rateLimitRule(1000, 3600),
       /** SMS the App sends in all: lower than `per_app`, since each SMS costs money. */
       per_app_sms: rateLimitRule(100, 3600),
+      /** Invitations one organization sends (beside `per_destination` for the invitee's address). */
+      invitations_per_organization: rateLimitRule(50, 3600),
       ...routeLimitSettings,
     })
     .prefault({}),

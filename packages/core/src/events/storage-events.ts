@@ -224,7 +224,13 @@ export const writeRules: WriteRules = {
         o ? one(o.app_id, 'organization.deleted', { organization_id: o.id, slug: o.slug }) : none,
     },
     insertMember: {
-      events: (r, m) => (r.inserted ? one(m.app_id, 'organization.member.added', memberData(m)) : none),
+      events: (r, m, joinedBy) =>
+        r.inserted
+          ? one(m.app_id, 'organization.member.added', {
+              ...memberData(m),
+              ...(joinedBy === undefined ? {} : { joined_by: joinedBy }),
+            })
+          : none,
     },
     updateMemberRoles: {
       events: (r) =>

@@ -24,6 +24,20 @@ export const organizationsErrors = {
     status: 400,
     message: 'No such role: the built-in owner, admin and member, or one in settings.organizations.roles.',
   },
+  organization_creation_not_allowed: {
+    status: 403,
+    message:
+      'This App does not let users create organizations (settings.organizations.allow_user_creation); its backend may, with the secret key.',
+  },
+  invitation_not_allowed: {
+    status: 403,
+    message: "The organization's who_can_invite does not let this member invite, or not with these roles.",
+  },
+  organization_join_not_allowed: {
+    status: 403,
+    message:
+      'The organization admits no one by email domain, or none of your verified emails is on its allowed domains.',
+  },
   invitation_not_found: { status: 404, message: 'No invitation of this App matches this token or id.' },
   invitation_expired: { status: 401, message: 'The invitation has expired; ask for a new one.' },
   invitation_used: { status: 401, message: 'The invitation was already accepted.' },

@@ -1,13 +1,16 @@
+import type { ApiKeyKind } from '../apps/repo.js';
 import { channels } from '../contacts/channels.js';
 import { findOrCreateByContact } from '../contacts/find-or-create.js';
 import { newSecret } from '../crypto/ids.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import { renderHtmlTemplate, renderTemplate } from '../messages/template.js';
+import { checkSendLimits, limitOf } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
 import { emailFactorMethod, type Factor } from '../shared/factor.js';
 import { chooseRedirect, withToken } from '../shared/redirect-url.js';
 import { completeSignIn, contactOwner } from '../sign-in/complete.js';
+import { callerUserId, checkInviter } from './caller.js';
 import type {
   InvitationConsumeFailure,
   OrganizationInvitationRecord,
@@ -63,14 +66,24 @@ export function invitationService(k: Kernel, sessions: SessionService) {
   };
 
   return {
-    /** Stores an invitation and emails its link through the App's Sender. */
-    async create(appId: string, organizationId: string, input: CreateInvitationRequest) {
+    /**
+     * Stores an invitation and emails its link through the App's Sender: for the App (secret
+     * key), or for a member (their session and the public token) as `who_can_invite` allows.
+     */
+    async create(
+      appId: string,
+      organizationId: string,
+      input: CreateInvitationRequest,
+      keyKind: ApiKeyKind = 'secret',
+    ) {
       const app = await k.app(appId);
       const organization = await mustGetOrganization(appId, organizationId);
       const roles = input.roles ?? [organization.settings.default_role];
       roles.forEach((role, i) => {
         checkRole(role, app.settings.organizations, input.roles ? `roles.${i}` : 'roles');
       });
+      const inviter = await callerUserId(sessions, appId, input, keyKind);
+      if (inviter !== undefined) await checkInviter(k, app, organization, inviter, roles);
       // No default: an invitation's link leads where its sender says, if the App allows it.
       const url = chooseRedirect(
         input.redirect_url,
@@ -83,6 +96,13 @@ export function invitationService(k: Kernel, sessions: SessionService) {
       if (contact && (await k.storage.organizations.getMemberByUser(appId, organizationId, contact.user_id)))
         throw new LatchkeyError('organization_member_exists', undefined, { field: 'email' });
 
+      // Counted last, once the invitation is known to be sendable: a refused one costs no quota.
+      await checkSendLimits(k, app, email, 'email', [
+        {
+          key: `send:org-invitations:${appId}:${organizationId}`,
+          ...limitOf(app.settings.rate_limits.invitations_per_organization),
+        },
+      ]);
       const minutes = input.expires_in ?? DEFAULT_EXPIRATION_MINUTES;
       const token = newSecret('', k.random, 32);
       const now = k.now();
@@ -171,7 +191,7 @@ export function invitationService(k: Kernel, sessions: SessionService) {
         created_at: now,
         updated_at: now,
       };
-      const { inserted } = await k.storage.organizations.insertMember(member);
+      const { inserted } = await k.storage.organizations.insertMember(member, 'invitation');
       const memberId = inserted
         ? member.id
         : (await k.storage.organizations.getMemberByUser(appId, invitation.organization_id, user.id))?.id;

@@ -7,7 +7,7 @@ export interface OrganizationRecord {
   name: string;
   /** Lower-case, unique within the App: the handle an App can put in URLs. */
   slug: string;
-  /** Lower-case domains; what verified-domain joining will match emails against. */
+  /** Lower-case domains; what verified-domain joining matches verified emails against. */
   allowed_email_domains: string[];
   settings: OrganizationSettings;
   created_at: number;
@@ -76,6 +76,13 @@ export interface OrganizationInvitationPage {
 
 export type InvitationConsumeFailure = 'not_found' | 'used' | 'revoked' | 'expired';
 
+/**
+ * How a member came to be: `created` (the organization's creator), `added` (by the App's backend),
+ * `invitation` (an accepted invitation), `domain` (verified-domain joining). Said in the
+ * `organization.member.added` event.
+ */
+export type MemberJoinedBy = 'created' | 'added' | 'invitation' | 'domain';
+
 /** The role that can never be left without a holder once an organization has one. */
 export const OWNER_ROLE = 'owner';
 
@@ -89,6 +96,14 @@ export interface OrganizationRepo {
     query: { userId?: string | undefined; limit: number; after?: string | undefined },
   ): Promise<OrganizationPage>;
   /**
+   * The App's organizations, by id after the cursor id, that have `join_by_domain` on, list one
+   * of `domains` among their allowed email domains, and do not have `userId` as a member.
+   */
+  listJoinable(
+    appId: string,
+    query: { domains: readonly string[]; userId: string; limit: number; after?: string | undefined },
+  ): Promise<OrganizationPage>;
+  /**
    * Sets what `update` names. `slug_taken` when another organization of the App has the slug; a
    * clash with one committed while this ran may instead throw `organization_slug_taken`.
    */
@@ -99,9 +114,10 @@ export interface OrganizationRepo {
   /**
    * Adds the member unless the user already is one of its organization (`inserted` false),
    * atomically: of concurrent inserts for one user exactly one wins. Throws `user_not_found` or
-   * `organization_not_found` when the App has no such user or organization.
+   * `organization_not_found` when the App has no such user or organization. `joinedBy` is not
+   * stored: it goes into the `organization.member.added` event the write implies.
    */
-  insertMember(member: OrganizationMemberRecord): Promise<{ inserted: boolean }>;
+  insertMember(member: OrganizationMemberRecord, joinedBy?: MemberJoinedBy): Promise<{ inserted: boolean }>;
   getMember(
     appId: string,
     organizationId: string,

@@ -3,6 +3,7 @@ import type { HttpApp } from '../http/env.js';
 import { errorResponses } from '../http/error-body.js';
 import { jsonBody, jsonResponse } from '../http/openapi.js';
 import { policy } from '../http/route-policy.js';
+import { registerDomainJoinRoutes } from './join-routes.js';
 import {
   acceptInvitationRequestSchema,
   acceptInvitationResponseSchema,
@@ -35,13 +36,16 @@ const byMember = { params: memberIdParamsSchema };
 
 const create = createRoute({
   ...common,
+  // The public token with a session: the caller becomes the owner, if the App allows it.
+  ...policy({ key: 'public', rate: 'other', namedUser: ['owner_user_id'] }),
   method: 'post',
   path: '/v1/organizations',
-  summary: 'Create an organization, with its first owner when `owner_user_id` is given',
+  summary:
+    "Create an organization, with its first owner when `owner_user_id` is given (secret key) or the caller's session (public token)",
   request: jsonBody(createOrganizationRequestSchema),
   responses: {
     200: jsonResponse('The organization', organizationSchema),
-    ...errorResponses(403, 404, 409, 413, 415),
+    ...errorResponses(401, 403, 404, 409, 413, 415),
   },
 });
 
@@ -143,13 +147,15 @@ const removeMember = createRoute({
 
 const createInvitation = createRoute({
   ...common,
+  // The public token with a member's session: as the organization's who_can_invite allows.
+  ...policy({ key: 'public', rate: 'send' }),
   method: 'post',
   path: '/v1/organizations/{organization_id}/invitations',
   summary: "Invite an email to the organization: emails a link to one of the App's `redirect_urls.invite`",
   request: { ...byId, ...jsonBody(createInvitationRequestSchema) },
   responses: {
     200: jsonResponse('The invitation (pending)', invitationSchema),
-    ...errorResponses(403, 404, 409, 413, 415, 502),
+    ...errorResponses(401, 403, 404, 409, 413, 415, 429, 502),
   },
 });
 
@@ -190,7 +196,10 @@ const acceptInvitation = createRoute({
 
 export function registerOrganizationRoutes(app: HttpApp, organizations: OrganizationService) {
   const appId = (c: { get(key: 'app'): { id: string } }) => c.get('app').id;
-  app.openapi(create, async (c) => c.json(await organizations.create(appId(c), c.req.valid('json')), 200));
+  registerDomainJoinRoutes(app, organizations);
+  app.openapi(create, async (c) =>
+    c.json(await organizations.create(appId(c), c.req.valid('json'), c.get('keyKind')), 200),
+  );
   app.openapi(list, async (c) => c.json(await organizations.list(appId(c), c.req.valid('query')), 200));
   app.openapi(get, async (c) =>
     c.json(await organizations.get(appId(c), c.req.valid('param').organization_id), 200),
@@ -240,6 +249,7 @@ export function registerOrganizationRoutes(app: HttpApp, organizations: Organiza
         appId(c),
         c.req.valid('param').organization_id,
         c.req.valid('json'),
+        c.get('keyKind'),
       ),
       200,
     ),

@@ -21,7 +21,7 @@ export const SIGN_IN_METHODS = [
 const settingsFields = {
   who_can_invite: z.enum(['admins', 'members']).openapi({
     description:
-      '`admins`: members holding `members:invite` (owners and admins by default); `members`: any member. Read by invitations (coming next).',
+      'Who may invite with their session (the secret key always may): `admins`, members whose roles grant `members:invite` (owners and admins by default); `members`, any member.',
   }),
   default_role: roleNameSchema.openapi({
     description:
@@ -30,6 +30,10 @@ const settingsFields = {
   allowed_sign_in_methods: z.array(z.enum(SIGN_IN_METHODS)).max(SIGN_IN_METHODS.length).openapi({
     description:
       'The sign-in methods members may use in an organization-scoped session; empty: any the App allows.',
+  }),
+  join_by_domain: z.boolean().openapi({
+    description:
+      'Whether a signed-in user whose verified email is on one of `allowed_email_domains` may join by themselves, with `default_role`.',
   }),
   sso_required: z.boolean().openapi({
     description:
@@ -49,6 +53,7 @@ export const organizationSettingsSchema = z
     who_can_invite: settingsFields.who_can_invite.default('admins'),
     default_role: settingsFields.default_role.default('member'),
     allowed_sign_in_methods: settingsFields.allowed_sign_in_methods.default([]),
+    join_by_domain: settingsFields.join_by_domain.default(false),
     sso_required: settingsFields.sso_required.default(false),
   })
   .openapi('OrganizationSettings');
@@ -61,11 +66,27 @@ const settingsInputSchema = z
     who_can_invite: settingsFields.who_can_invite.optional(),
     default_role: settingsFields.default_role.optional(),
     allowed_sign_in_methods: settingsFields.allowed_sign_in_methods.optional(),
+    join_by_domain: settingsFields.join_by_domain.optional(),
     sso_required: settingsFields.sso_required.optional(),
   })
   .refine(ssoNotYet, ssoNotYetMessage);
 
 export type OrganizationSettingsInput = z.infer<typeof settingsInputSchema>;
+
+/**
+ * The caller's live session, sent beside the public token on the routes a member or user calls
+ * for themselves (`POST /v1/organizations`, invitations, joining).
+ */
+export const callerSessionFields = {
+  session_token: z.string().min(1).max(200).optional().openapi({
+    description: "With the public token: the caller's live session token (or send `session_jwt`).",
+  }),
+  session_jwt: z.string().min(1).max(8000).optional().openapi({
+    description: "With the public token: the caller's live session JWT (or send `session_token`).",
+  }),
+};
+
+export type CallerSession = { session_token?: string | undefined; session_jwt?: string | undefined };
 
 const name = z.string().trim().min(1).max(200);
 const slug = z
@@ -91,7 +112,8 @@ const emailDomains = z
   .max(100)
   .transform((domains) => [...new Set(domains)])
   .openapi({
-    description: 'Email domains (example.com) of the organization; for verified-domain joining, coming next.',
+    description:
+      'Email domains (example.com) of the organization, matched exactly (a subdomain is not included) by verified-domain joining. Secret key only.',
   });
 
 const roles = z
@@ -107,7 +129,10 @@ export const createOrganizationRequestSchema = z
   .strictObject({
     name,
     slug,
-    owner_user_id: id.optional().openapi({ description: 'A user of the App who becomes its first owner.' }),
+    owner_user_id: id
+      .optional()
+      .openapi({ description: 'A user of the App who becomes its first owner. Secret key only.' }),
+    ...callerSessionFields,
     allowed_email_domains: emailDomains.optional(),
     settings: settingsInputSchema.optional(),
   })
@@ -227,6 +252,7 @@ export const createInvitationRequestSchema = z
       .max(43_200)
       .optional()
       .openapi({ description: 'Minutes the link works, 5–43200 (30 days); 10080 (7 days) when absent.' }),
+    ...callerSessionFields,
   })
   .openapi('CreateOrganizationInvitationRequest');
 
@@ -280,3 +306,14 @@ export const acceptInvitationResponseSchema = z
   .openapi('AcceptOrganizationInvitationResponse');
 
 export type AcceptInvitationResponse = z.infer<typeof acceptInvitationResponseSchema>;
+
+export const joinableOrganizationsQuerySchema = z.strictObject({
+  ...callerSessionFields,
+  ...pageQueryFields,
+});
+
+export type JoinableOrganizationsQuery = z.infer<typeof joinableOrganizationsQuerySchema>;
+
+export const joinOrganizationRequestSchema = z
+  .strictObject(callerSessionFields)
+  .openapi('JoinOrganizationRequest', { description: 'Exactly one of `session_token` and `session_jwt`.' });

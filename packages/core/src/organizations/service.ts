@@ -1,9 +1,12 @@
+import type { ApiKeyKind } from '../apps/repo.js';
 import { channels } from '../contacts/channels.js';
 import { findOrCreateByContact } from '../contacts/find-or-create.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { SessionService } from '../sessions/service.js';
 import type { OrganizationsAppSettings } from '../shared/organization-roles.js';
+import { callerUserId } from './caller.js';
+import { domainJoinService } from './domain-join.js';
 import { invitationService } from './invitations.js';
 import {
   type MemberChanged,
@@ -48,6 +51,17 @@ const memberView = (m: OrganizationMemberRecord, roles: OrganizationsAppSettings
   updated_at: m.updated_at,
 });
 
+/**
+ * What a user creating an organization for themselves may not do: unless the App allows it at
+ * all, name another owner, or claim email domains (a domain admits strangers by joining, so only
+ * the App's backend, which can check who owns it, sets one).
+ */
+function checkUserCreation(input: CreateOrganizationRequest, settings: OrganizationsAppSettings) {
+  if (!settings.allow_user_creation) throw new LatchkeyError('organization_creation_not_allowed');
+  for (const field of ['owner_user_id', 'allowed_email_domains'] as const)
+    if (input[field] !== undefined) throw new LatchkeyError('secret_key_required', undefined, { field });
+}
+
 /** What a refused member change answers. */
 const memberChangeError = (reason: Exclude<MemberChanged, { ok: true }>['reason']) =>
   new LatchkeyError(reason === 'last_owner' ? 'last_owner' : 'organization_member_not_found');
@@ -71,9 +85,15 @@ export function organizationService(k: Kernel, sessions: SessionService) {
     checkRole(settings.default_role, roles, 'settings.default_role');
 
   return {
-    /** Creates an organization; with `owner_user_id`, that user is its first owner, in the same transaction. */
-    async create(appId: string, input: CreateOrganizationRequest) {
+    /**
+     * Creates an organization; with `owner_user_id`, that user is its first owner, in the same
+     * transaction. With the public token, the caller's session names the owner instead, when the
+     * App allows users to create organizations.
+     */
+    async create(appId: string, input: CreateOrganizationRequest, keyKind: ApiKeyKind = 'secret') {
       const roles = await appRoles(appId); // app_not_found for an App that does not exist
+      if (keyKind === 'public') checkUserCreation(input, roles);
+      const creator = await callerUserId(sessions, appId, input, keyKind);
       const settings = organizationSettingsSchema.parse(input.settings ?? {});
       checkSettings(settings, roles);
       const now = k.now();
@@ -87,7 +107,7 @@ export function organizationService(k: Kernel, sessions: SessionService) {
         created_at: now,
         updated_at: now,
       };
-      const ownerUserId = input.owner_user_id;
+      const ownerUserId = creator ?? input.owner_user_id;
       await k.storage.transaction(async (tx) => {
         if (!(await tx.organizations.insert(organization)).inserted)
           throw new LatchkeyError('organization_slug_taken', undefined, { field: 'slug' });
@@ -102,7 +122,7 @@ export function organizationService(k: Kernel, sessions: SessionService) {
           updated_at: now,
         };
         // A new organization has no members: the insert can only fail on an unknown user.
-        await tx.organizations.insertMember(owner).catch((err: unknown) => {
+        await tx.organizations.insertMember(owner, 'created').catch((err: unknown) => {
           if (err instanceof LatchkeyError && err.errorType === 'user_not_found')
             throw new LatchkeyError('user_not_found', undefined, { field: 'owner_user_id' });
           throw err;
@@ -185,7 +205,7 @@ export function organizationService(k: Kernel, sessions: SessionService) {
         created_at: now,
         updated_at: now,
       };
-      if (!(await k.storage.organizations.insertMember(member)).inserted)
+      if (!(await k.storage.organizations.insertMember(member, 'added')).inserted)
         throw new LatchkeyError('organization_member_exists');
       return { ...memberView(member, settings), user_created: userCreated };
     },
@@ -227,6 +247,9 @@ export function organizationService(k: Kernel, sessions: SessionService) {
       if (!changed.ok) throw memberChangeError(changed.reason);
       return { member_id: changed.member.id, organization_id: changed.member.organization_id };
     },
+
+    /** Verified-domain joining (docs/organizations.md, "Joining by email domain"). */
+    domains: domainJoinService(k, sessions, organizationView),
 
     /** Invitations by email link (docs/organizations.md, "Invitations"). */
     invitations: invitationService(k, sessions),

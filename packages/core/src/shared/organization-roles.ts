@@ -29,9 +29,14 @@ export const BUILT_IN_ROLE_NAMES = Object.keys(BUILT_IN_ROLES) as Array<keyof ty
 
 const MAX_APP_ROLES = 50;
 
-/** `settings.organizations` of an App: the roles it adds to the built-in ones. */
+/** `settings.organizations` of an App: the roles it adds to the built-in ones, and who may create one. */
 export const organizationsAppSettingsSchema = z
   .object({
+    /**
+     * Whether a signed-in user may create an organization (`POST /v1/organizations` with their
+     * session and the public token), becoming its owner. Off: only the secret key creates them.
+     */
+    allow_user_creation: z.boolean().default(false),
     /** Each role the App defines, with the permissions it grants: `{ billing: ['invoices:read'] }`. */
     roles: z
       .record(roleNameSchema, z.array(permissionSchema).max(100))

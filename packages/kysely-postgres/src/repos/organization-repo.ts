@@ -178,6 +178,36 @@ export function kyselyOrganizationRepo(db: LatchkeyDb): OrganizationRepo {
       return { organizations: page, next_cursor: rows.length > limit ? page.at(-1)!.id : null };
     },
 
+    async listJoinable(appId, { domains, userId, limit, after }) {
+      if (domains.length === 0) return { organizations: [], next_cursor: null };
+      let q = db
+        .selectFrom('organizations')
+        .selectAll('organizations')
+        .where('organizations.app_id', '=', appId)
+        .where(sql<boolean>`organizations.settings @> '{"join_by_domain":true}'::jsonb`)
+        // jsonb ?| : whether any of the strings is an element of the array.
+        .where(sql<boolean>`organizations.allowed_email_domains ?| cast(${[...domains]} as text[])`)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('organization_members as m')
+                .select('m.id')
+                .where('m.app_id', '=', appId)
+                .where('m.user_id', '=', userId)
+                .whereRef('m.organization_id', '=', 'organizations.id'),
+            ),
+          ),
+        );
+      if (after !== undefined) q = q.where('organizations.id', '>', after);
+      const rows = await q
+        .orderBy('organizations.id')
+        .limit(limit + 1)
+        .execute();
+      const page = rows.slice(0, limit).map(toOrganization);
+      return { organizations: page, next_cursor: rows.length > limit ? page.at(-1)!.id : null };
+    },
+
     async update(appId, organizationId, update) {
       if (update.slug !== undefined) {
         const clash = await db
