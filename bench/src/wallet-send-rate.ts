@@ -1,17 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createLatchkey } from '@latchkey/core';
-import { configFromEnv } from '@latchkey/example-express-server/config';
-import { openStorage } from '@latchkey/example-express-server/storage';
 import { Wallet } from 'ethers';
+import { startAnvil } from './anvil.js';
+import { inProcessRate, withExampleStorage } from './in-process.js';
 
 /**
  * EVM sends (issue 35) in process, beside their ceiling, against a real anvil (Foundry's
- * development node, the one the send tests use; resolved from the workspace's node_modules). The
+ * development node, the one the send tests use: anvil.ts says where it is found). The
  * ceiling signs the same transfer with a key in memory (ethers) and broadcasts it with a nonce
  * counted in memory: one node call. Latchkey's send takes the nonce from storage, reads the
  * node's pending count, runs the policy gate (audit entry), signs and broadcasts; gas and fees
@@ -22,29 +17,6 @@ const sends = Number(process.env.BENCH_SENDS ?? 500);
 const concurrency = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const CHAIN_ID = 31337;
 const FEES = { gas_limit: '21000', max_fee_per_gas: '5000000000', max_priority_fee_per_gas: '1000000000' };
-
-function startAnvil(): Promise<{ url: string; child: ChildProcess }> {
-  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
-  const binary = createRequire(import.meta.url).resolve(
-    `@foundry-rs/anvil-${process.platform}-${arch}/bin/anvil`,
-  );
-  const child = spawn(binary, ['--port', '0', '--chain-id', String(CHAIN_ID), '--accounts', '1'], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /Listening on (\S+:\d+)/.exec(out);
-      if (match) {
-        child.stdout!.removeAllListeners('data');
-        child.stdout!.resume();
-        resolve({ url: `http://${match[1]}`, child });
-      }
-    });
-    child.on('exit', () => reject(new Error(`anvil exited: ${out}`)));
-  });
-}
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
   const res = await fetch(url, {
@@ -58,74 +30,52 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
 }
 
 async function row(name: string, op: (i: number) => Promise<unknown>) {
-  let next = 0;
-  let errors = 0;
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  const worker = async () => {
-    while (next < sends) {
-      const i = next++;
-      try {
-        await op(i);
-      } catch (err) {
-        if (errors++ === 0) console.error(`${name}:`, err);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
-  return {
-    row: name,
-    'sends/s': Math.round(sends / elapsed),
-    'CPU µs/send': Math.round((cpu.user + cpu.system) / sends),
-    errors,
-  };
+  const r = await inProcessRate(name, { amount: sends, concurrency }, op);
+  return { row: name, 'sends/s': r.calls_per_second, 'CPU µs/send': r.cpu_us_per_call, errors: r.errors };
 }
 
-const anvil = await startAnvil();
-const dataDir = await mkdtemp(path.join(tmpdir(), 'latchkey-bench-send-'));
+const anvil = await startAnvil(CHAIN_ID);
 try {
-  const { storage, description } = await openStorage({ ...configFromEnv(), dataDir });
-  const latchkey = createLatchkey({
-    storage,
-    secret: randomBytes(32).toString('base64url'),
-    chains: { ethereum: { mainnet: { url: anvil.url, chainId: CHAIN_ID } }, cacheSeconds: 0 } as never,
-  });
-  const { app_id } = await latchkey.apps.create({ name: 'bench sends' });
-  const fund = async (address: string) =>
-    rpc(anvil.url, 'anvil_setBalance', [address, `0x${(10n ** 24n).toString(16)}`]);
-  const to = Wallet.createRandom().address;
-
-  const inMemory = Wallet.createRandom();
-  await fund(inMemory.address);
-  const ceiling = await row('ceiling: sign in memory (ethers) + eth_sendRawTransaction', async (nonce) => {
-    const raw = await inMemory.signTransaction({
-      type: 2,
-      chainId: CHAIN_ID,
-      nonce,
-      to,
-      value: 1n,
-      gasLimit: 21000n,
-      maxFeePerGas: BigInt(FEES.max_fee_per_gas),
-      maxPriorityFeePerGas: BigInt(FEES.max_priority_fee_per_gas),
+  await withExampleStorage(async (storage, description) => {
+    const latchkey = createLatchkey({
+      storage,
+      secret: randomBytes(32).toString('base64url'),
+      chains: { ethereum: { mainnet: { url: anvil.url, chainId: CHAIN_ID } }, cacheSeconds: 0 } as never,
     });
-    return rpc(anvil.url, 'eth_sendRawTransaction', [raw]);
-  });
+    const { app_id } = await latchkey.apps.create({ name: 'bench sends' });
+    const fund = async (address: string) =>
+      rpc(anvil.url, 'anvil_setBalance', [address, `0x${(10n ** 24n).toString(16)}`]);
+    const to = Wallet.createRandom().address;
 
-  const { user_id } = await latchkey.users.create(app_id, {});
-  const wallet = await latchkey.wallets.create(app_id, { user_id, wallet_type: 'ethereum' });
-  await fund(wallet.public_address);
-  const send = await row('walletTransactions.send ethereum (gas and fees given)', () =>
-    latchkey.walletTransactions.send(app_id, wallet.id, {
-      eth_transaction: { chain_id: String(CHAIN_ID), to, value: '1', ...FEES },
-    }),
-  );
-  console.log(`\nEVM sends in process on anvil (${description}), ${concurrency} in flight, ${sends} each`);
-  console.table(Object.fromEntries([ceiling, send].map(({ row: name, ...r }) => [name, r])));
-  console.log(`send ÷ ceiling (sends/s): ${(send['sends/s'] / ceiling['sends/s']).toFixed(2)}`);
-  await latchkey.close();
+    const inMemory = Wallet.createRandom();
+    await fund(inMemory.address);
+    const ceiling = await row('ceiling: sign in memory (ethers) + eth_sendRawTransaction', async (nonce) => {
+      const raw = await inMemory.signTransaction({
+        type: 2,
+        chainId: CHAIN_ID,
+        nonce,
+        to,
+        value: 1n,
+        gasLimit: 21000n,
+        maxFeePerGas: BigInt(FEES.max_fee_per_gas),
+        maxPriorityFeePerGas: BigInt(FEES.max_priority_fee_per_gas),
+      });
+      return rpc(anvil.url, 'eth_sendRawTransaction', [raw]);
+    });
+
+    const { user_id } = await latchkey.users.create(app_id, {});
+    const wallet = await latchkey.wallets.create(app_id, { user_id, wallet_type: 'ethereum' });
+    await fund(wallet.public_address);
+    const send = await row('walletTransactions.send ethereum (gas and fees given)', () =>
+      latchkey.walletTransactions.send(app_id, wallet.id, {
+        eth_transaction: { chain_id: String(CHAIN_ID), to, value: '1', ...FEES },
+      }),
+    );
+    console.log(`\nEVM sends in process on anvil (${description}), ${concurrency} in flight, ${sends} each`);
+    console.table(Object.fromEntries([ceiling, send].map(({ row: name, ...r }) => [name, r])));
+    console.log(`send ÷ ceiling (sends/s): ${(send['sends/s'] / ceiling['sends/s']).toFixed(2)}`);
+    await latchkey.close();
+  });
 } finally {
   anvil.child.kill();
-  await rm(dataDir, { recursive: true, force: true });
 }

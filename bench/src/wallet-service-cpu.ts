@@ -1,12 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Storage } from '@latchkey/core';
-import { configFromEnv } from '@latchkey/example-express-server/config';
-import { openStorage } from '@latchkey/example-express-server/storage';
 import { memoryStorage } from '@latchkey/memory';
 import pg from 'pg';
 import { signingPrimitiveRates } from './ed25519-rate.js';
+import { inProcessRate, withExampleStorage } from './in-process.js';
 import { WALLET_TYPES, walletFixture } from './wallet-fixture.js';
 
 /**
@@ -38,30 +34,14 @@ interface Row {
 }
 
 async function row(name: string, amount: number, op: (i: number) => Promise<unknown>): Promise<Row> {
-  let next = 0;
-  let errors = 0;
   const statementsBefore = statements;
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  const worker = async () => {
-    while (next < amount) {
-      const i = next++;
-      try {
-        await op(i);
-      } catch (err) {
-        if (errors++ === 0) console.error(`${name}:`, err);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
+  const r = await inProcessRate(name, { amount, concurrency }, op);
   return {
     row: name,
-    'calls/s': Math.round(amount / elapsed),
-    'CPU µs/call': Math.round((cpu.user + cpu.system) / amount),
+    'calls/s': r.calls_per_second,
+    'CPU µs/call': r.cpu_us_per_call,
     'statements/call': Number(((statements - statementsBefore) / amount).toFixed(2)),
-    errors,
+    errors: r.errors,
   };
 }
 
@@ -105,9 +85,7 @@ async function rows(storage: Storage, label: string): Promise<Row[]> {
   }
 }
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'latchkey-bench-wallet-cpu-'));
-try {
-  const { storage, description } = await openStorage({ ...configFromEnv(), dataDir });
+await withExampleStorage(async (storage, description) => {
   // BENCH_STORAGES=memory or =sql: one of the two only (for a profile of one).
   const storages = process.env.BENCH_STORAGES ?? 'sql,memory';
   const results = [
@@ -118,6 +96,4 @@ try {
   console.log(`\nWallet rows in process (${description}, and memory), ${concurrency} in flight`);
   console.table(Object.fromEntries(results.map(({ row: name, ...r }) => [name, r])));
   console.table(Object.fromEntries(primitives.map((p) => [p.name, { 'calls/s': p.requests_per_second }])));
-} finally {
-  await rm(dataDir, { recursive: true, force: true });
-}
+});

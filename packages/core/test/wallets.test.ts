@@ -135,6 +135,20 @@ describe('wallets/create and list', () => {
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
   });
 
+  it('gives a new user’s concurrent creates of two types one wallet and one wallet.created each', async () => {
+    const { t, latchkey, user_id } = await setup();
+    const types = ['ethereum', 'XLM'] as const;
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        t.call('POST', '/v1/wallets/create', { wallet_type: types[i % 2], user_id }),
+      ),
+    );
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(2);
+    const created = (await latchkey.events.list(t.app_id, { type: 'wallet.created' })).events;
+    expect(created.filter((e) => e.data.user_id === user_id)).toHaveLength(2);
+  });
+
   it('lists the App’s wallets or one user’s, a page at a time, keeping the wallets array', async () => {
     const { t, user_id } = await setup();
     const other = (await t.call('POST', '/v1/auth/users', {})).body.user_id;

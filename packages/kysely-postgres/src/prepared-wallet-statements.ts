@@ -55,3 +55,84 @@ export const insertSignatures = defineStatement((db, [entries, events]: [string,
     events,
   ),
 );
+
+/**
+ * The first step of wallets/create (WalletRepo.getDefaultWithSeed): the user's default wallet of
+ * the type and their seed, each a JSON row or null, in one row.
+ */
+export const defaultWalletAndSeed = defineStatement(
+  (db, [appId, userId, walletType]: [string, string, string]) =>
+    db.selectNoFrom((eb) => [
+      eb
+        .selectFrom('wallets')
+        .select(sql<unknown>`to_jsonb(wallets)`.as('row'))
+        .where('app_id', '=', appId)
+        .where('user_id', '=', userId)
+        .where('wallet_type', '=', walletType)
+        .where('is_default', '=', true)
+        .as('wallet'),
+      eb
+        .selectFrom('seeds')
+        .select(sql<unknown>`to_jsonb(seeds)`.as('row'))
+        .where('app_id', '=', appId)
+        .where('user_id', '=', userId)
+        .as('seed'),
+    ]),
+);
+
+/**
+ * A new user's seed, their first wallet (derived from it: `key_id` is the seed's id) and the
+ * wallet's events (a JSON array, `[]` for none), in one statement (WalletRepo.createDefaultWithSeed).
+ * The seed is stored only if the user has none and no default of the type; the wallet only if
+ * the seed was, so concurrent creates store one seed and one wallet: the rest insert nothing
+ * (ON CONFLICT waits for the winner's commit) and read again. The rows travel as JSON, so the
+ * text is one whatever they hold.
+ */
+export const insertSeedAndWallet = defineStatement(
+  (
+    db,
+    [appId, userId, walletType, seed, wallet, events]: [string, string, string, string, string, string],
+  ) => {
+    const defaultExists = db
+      .selectFrom('wallets')
+      .select(sql.lit(1).as('one'))
+      .where('app_id', '=', appId)
+      .where('user_id', '=', userId)
+      .where('wallet_type', '=', walletType)
+      .where('is_default', '=', true);
+    const newSeed = db
+      .insertInto('seeds')
+      .columns(['id', 'app_id', 'user_id', 'sealed_entropy', 'created_at'])
+      .expression(
+        sql`select s.id, s.app_id, s.user_id, s.sealed_entropy, s.created_at from jsonb_to_record(${seed}::jsonb) as s (id text, app_id text, user_id text, sealed_entropy text, created_at bigint) where not exists (${defaultExists})`,
+      )
+      .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
+      .returning('id');
+    const newWallet = db
+      .insertInto('wallets')
+      .columns([
+        'id',
+        'app_id',
+        'user_id',
+        'wallet_type',
+        'network',
+        'public_address',
+        'key_source',
+        'derivation_path',
+        'key_id',
+        'sealed_private_key',
+        'is_default',
+        'is_imported',
+        'is_read_only',
+        'verified',
+        'created_at',
+        'updated_at',
+      ])
+      .expression(
+        sql`select v.id, v.app_id, v.user_id, v.wallet_type, v.network, v.public_address, v.key_source, v.derivation_path, v.key_id, v.sealed_private_key, v.is_default, v.is_imported, v.is_read_only, v.verified, v.created_at, v.updated_at from jsonb_to_record(${wallet}::jsonb) as v (id text, app_id text, user_id text, wallet_type text, network text, public_address text, key_source text, derivation_path text, key_id text, sealed_private_key text, is_default boolean, is_imported boolean, is_read_only boolean, verified boolean, created_at bigint, updated_at bigint) join new_seed on new_seed.id = v.key_id`,
+      )
+      .onConflict((oc) => oc.doNothing())
+      .returningAll();
+    return withEvents(db, newWallet, events, sql<boolean>`true`, sql`new_seed as (${newSeed})`);
+  },
+);

@@ -8,6 +8,7 @@ import {
   type StatementDefinition,
   templateOf,
 } from '../src/prepared-statements.js';
+import * as walletStatements from '../src/prepared-wallet-statements.js';
 import * as contacts from '../src/repos/contact-repo.js';
 import { insertEvent } from '../src/repos/event-repo.js';
 import * as magicLinks from '../src/repos/magic-link-repo.js';
@@ -117,6 +118,17 @@ const cases: Case[] = [
   ['wallet challenge by nonce', walletChallenges.byNonce, ['a', 'n']],
   ['wallet challenges expired', walletChallenges.deleteExpired, ['a', 10]],
   ['wallet by address', wallets.byAddress, ['a', 'ethereum', '0xab']],
+  ['default wallet and seed', walletStatements.defaultWalletAndSeed, ['a', 'u', 'ethereum']],
+  [
+    'seed and wallet insert',
+    walletStatements.insertSeedAndWallet,
+    ['a', 'u', 'ethereum', '{"id":"s"}', '{"id":"w"}', events],
+  ],
+  [
+    'seed and wallet insert, no events',
+    walletStatements.insertSeedAndWallet,
+    ['a', 'u', 'ethereum', '{"id":"s"}', '{"id":"w"}', '[]'],
+  ],
   ['password check begun', passwords.beginCheck, [5, 900, 'a', 'u', 600]],
   ['password succeeded', passwords.succeeded, ['a', 'u'], false],
   ['password succeeded, rehashed', passwords.succeeded, ['a', 'u', 'h1', 'h2', 600], true],

@@ -338,6 +338,26 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
     );
   });
 
+  it('wallets/create: a new user, the same again, a second type (issue 35)', async () => {
+    const { user_id } = await call('POST', '/v1/auth/users', {}, secretKey);
+    // The seed and the wallet stored together after one read (before: read, seed, wallet).
+    await expectBudget(
+      'wallets/create ethereum (new user: seed made too)',
+      { statements: 2, round_trips: 2 },
+      () => call('POST', '/v1/wallets/create', { user_id, wallet_type: 'ethereum' }, secretKey),
+      true,
+    );
+    await expectBudget(
+      'wallets/create ethereum (existing)',
+      { statements: 1, round_trips: 1 },
+      () => call('POST', '/v1/wallets/create', { user_id, wallet_type: 'ethereum' }, secretKey),
+      true,
+    );
+    await expectBudget('wallets/create solana (user has a seed)', { statements: 2, round_trips: 2 }, () =>
+      call('POST', '/v1/wallets/create', { user_id, wallet_type: 'solana' }, secretKey),
+    );
+  });
+
   it('passkey: begin a discoverable sign-in', async () => {
     await expectBudget('webauthn/authentications/begin', { statements: 3, round_trips: 3 }, () =>
       call('POST', '/v1/auth/webauthn/authentications/begin', { domain: 'localhost' }),

@@ -140,6 +140,32 @@ describe.each(targets)('wallet statements on $name', (target) => {
     });
   });
 
+  it('stores one seed and one wallet per type of 20 concurrent creates for a new user', async () => {
+    const { user_id } = await latchkey.users.create(appA, {});
+    const types = ['ethereum', 'solana'] as const;
+    const made = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        latchkey.wallets.create(appA, { user_id, wallet_type: types[i % 2]! }),
+      ),
+    );
+    for (const type of types)
+      expect(new Set(made.filter((w) => w.wallet_type === type).map((w) => w.id)).size).toBe(1);
+    const s = h.schema;
+    const seeds = await h.sql<{ id: string }>(`select id from "${s}".seeds where user_id = $1`, [user_id]);
+    expect(seeds).toHaveLength(1);
+    const wallets = await h.sql<{ key_id: string }>(`select key_id from "${s}".wallets where user_id = $1`, [
+      user_id,
+    ]);
+    // Both derived from the one seed there is.
+    expect(wallets.map((w) => w.key_id)).toEqual([seeds[0]!.id, seeds[0]!.id]);
+    expect(
+      await count(
+        `select count(*) as n from "${s}".events where type = 'wallet.created' and data->>'user_id' = $1`,
+        [user_id],
+      ),
+    ).toBe(2);
+  });
+
   it('says user_not_found on create for an unknown user or another App’s, and writes nothing', async () => {
     const { user_id: userOfB } = await latchkey.users.create(appB, {});
     for (const user_id of ['user_missing', userOfB]) {

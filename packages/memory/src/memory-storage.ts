@@ -60,7 +60,7 @@ export function memoryStorage(): Storage {
     sessions: memorySessionRepo(state.sessions, state.sessionRevocations, revocations.announce),
     signingKeys: memorySigningKeyRepo(state.signingKeys),
     rateLimits: memoryRateLimitRepo(state.rateLimits),
-    wallets: memoryWalletRepo(state.wallets, state.index, userExists),
+    wallets: memoryWalletRepo(state.wallets, state.seeds, state.index, userExists),
     totps: memoryTotpRepo(state.totps, state.recoveryCodes),
     seeds: memorySeedRepo(state.seeds, state.index, userExists),
     webauthn: memoryWebAuthnRepo(state.webauthnCredentials, state.webauthnChallenges),

@@ -7,16 +7,21 @@ import {
 } from '@latchkey/core';
 import { copy, indexKey, type MemoryState } from './state.js';
 
-type WalletIndexes = Pick<MemoryState['index'], 'walletDefaults' | 'walletAddresses'>;
+type WalletIndexes = Pick<MemoryState['index'], 'walletDefaults' | 'walletAddresses' | 'seedsByUser'>;
 
 /** Whether the App has this user: what the SQL storages' foreign keys check on insert. */
 export type UserExists = (appId: string, userId: string) => boolean;
 
 export function memoryWalletRepo(
   rows: Map<string, WalletRecord>,
+  seeds: Map<string, SeedRecord>,
   index: WalletIndexes,
   userExists: UserExists,
 ): WalletRepo {
+  const seedOf = (appId: string, userId: string) => {
+    const id = index.seedsByUser.get(indexKey(appId, userId))?.id;
+    return id === undefined ? undefined : seeds.get(id);
+  };
   const defaultKey = (appId: string, userId: string, type: string) => indexKey(appId, userId, type);
   const addressKey = (appId: string, type: string, address: string) => indexKey(appId, type, address);
   const byIndex = (map: Map<string, { id: string }>, key: string) => {
@@ -38,6 +43,24 @@ export function memoryWalletRepo(
       });
   };
   return {
+    async getDefaultWithSeed(appId, userId, type) {
+      const wallet = defaultOf(appId, userId, type);
+      const seed = seedOf(appId, userId);
+      return { wallet: wallet ? copy(wallet) : null, seed: seed ? copy(seed) : null };
+    },
+    // Checked and stored with no await between: no other call runs in the middle.
+    async createDefaultWithSeed(seed, wallet) {
+      const taken =
+        defaultOf(wallet.app_id, wallet.user_id, wallet.wallet_type) ??
+        seedOf(seed.app_id, seed.user_id) ??
+        sameAddress(wallet);
+      if (taken) return null;
+      if (!userExists(seed.app_id, seed.user_id)) throw new LatchkeyError('user_not_found');
+      seeds.set(seed.id, copy(seed));
+      index.seedsByUser.set(indexKey(seed.app_id, seed.user_id), { id: seed.id });
+      store({ ...wallet, is_default: true });
+      return copy({ ...wallet, is_default: true });
+    },
     async createDefaultIfAbsent(wallet) {
       const existing = defaultOf(wallet.app_id, wallet.user_id, wallet.wallet_type);
       if (existing) return { wallet: copy(existing), created: false };

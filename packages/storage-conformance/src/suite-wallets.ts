@@ -130,6 +130,91 @@ export function walletRepoCases(storage: () => Storage): void {
     });
   });
 
+  describe("a new user's seed and first wallet", () => {
+    const makeSeed = (appId: string, userId: string) => ({
+      id: uid('seed'),
+      app_id: appId,
+      user_id: userId,
+      sealed_entropy: uid('sealed'),
+      created_at: NOW,
+    });
+    const fromSeed = (
+      seed: { id: string; app_id: string; user_id: string },
+      over: Partial<WalletRecord> = {},
+    ) => makeWallet(seed.app_id, seed.user_id, { key_id: seed.id, ...over });
+
+    it('stores both at once and reads them back together, in their App only', async () => {
+      const { s, app, user } = await setup();
+      const other = await setup();
+      expect(await s.wallets.getDefaultWithSeed(app.id, user.id, 'ethereum')).toEqual({
+        wallet: null,
+        seed: null,
+      });
+      const seed = makeSeed(app.id, user.id);
+      const wallet = fromSeed(seed);
+      expect(await s.wallets.createDefaultWithSeed(seed, wallet)).toEqual(wallet);
+      expect(await s.wallets.getDefaultWithSeed(app.id, user.id, 'ethereum')).toEqual({ wallet, seed });
+      expect(await s.seeds.get(app.id, user.id)).toEqual(seed);
+      expect(await s.wallets.getDefaultWithSeed(app.id, user.id, 'solana')).toEqual({ wallet: null, seed });
+      expect(await s.wallets.getDefaultWithSeed(other.app.id, user.id, 'ethereum')).toEqual({
+        wallet: null,
+        seed: null,
+      });
+    });
+
+    it('stores nothing for a user who has a seed, or a default of the type', async () => {
+      const { s, app, user } = await setup();
+      const seed = makeSeed(app.id, user.id);
+      await s.seeds.insertIfAbsent(seed);
+      const late = makeSeed(app.id, user.id);
+      const orphan = fromSeed(late, { wallet_type: 'solana' });
+      expect(await s.wallets.createDefaultWithSeed(late, orphan)).toBeNull();
+      expect(await s.seeds.get(app.id, user.id)).toEqual(seed);
+      expect(await s.wallets.get(app.id, orphan.id)).toBeNull();
+
+      // An imported default and no seed: the seed is not stored either.
+      const second = makeUser(app.id);
+      await s.users.insert(second);
+      const imported = makeWallet(app.id, second.id, { key_source: 'imported', is_imported: true });
+      await s.wallets.createDefaultIfAbsent(imported);
+      const unused = makeSeed(app.id, second.id);
+      expect(await s.wallets.createDefaultWithSeed(unused, fromSeed(unused))).toBeNull();
+      expect(await s.wallets.getDefaultWithSeed(app.id, second.id, 'ethereum')).toEqual({
+        wallet: imported,
+        seed: null,
+      });
+    });
+
+    it('stores one seed and one wallet of 20 concurrent creators', async () => {
+      const { s, app, user } = await setup();
+      const seeds = Array.from({ length: 20 }, () => makeSeed(app.id, user.id));
+      const results = await Promise.all(
+        seeds.map((seed) => s.wallets.createDefaultWithSeed(seed, fromSeed(seed, { wallet_type: 'DOT' }))),
+      );
+      const stored = results.filter((r) => r !== null);
+      expect(stored).toHaveLength(1);
+      const { wallet, seed } = await s.wallets.getDefaultWithSeed(app.id, user.id, 'DOT');
+      expect(wallet).toEqual(stored[0]);
+      expect(seed?.id).toBe(stored[0]!.key_id);
+      expect((await s.wallets.list(app.id, { userId: user.id, limit: 100 })).wallets).toHaveLength(1);
+    });
+
+    it('says user_not_found for a user the App does not have, and stores nothing', async () => {
+      const { s, app } = await setup();
+      const other = await setup();
+      for (const userId of [uid('user'), other.user.id]) {
+        const seed = makeSeed(app.id, userId);
+        await expect(s.wallets.createDefaultWithSeed(seed, fromSeed(seed))).rejects.toMatchObject({
+          errorType: 'user_not_found',
+        });
+        expect(await s.wallets.getDefaultWithSeed(app.id, userId, 'ethereum')).toEqual({
+          wallet: null,
+          seed: null,
+        });
+      }
+    });
+  });
+
   describe('seeds', () => {
     it('keeps one seed per user, under concurrent creation too', async () => {
       const { s, app, user } = await setup();

@@ -346,5 +346,9 @@ export const writeRules: WriteRules = {
       events: (r) => (r.created ? walletCreated(r.wallet) : none),
       together: { method: 'createDefaultIfAbsentWithEvents', expected: (w) => walletCreated(w) },
     },
+    createDefaultWithSeed: {
+      events: (stored) => (stored ? walletCreated(stored) : none),
+      together: { method: 'createDefaultWithSeedAndEvents', expected: (_seed, w) => walletCreated(w) },
+    },
   },
 };

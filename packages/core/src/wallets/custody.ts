@@ -31,37 +31,30 @@ export type WalletCustody = ReturnType<typeof walletCustody>;
  * kept in the clear. Signing and export see a key only inside `withSecret` and `withKey`.
  */
 export function walletCustody(k: Kernel) {
-  /**
-   * The user's seed and its entropy, opened; or made (24 words, sealed) on their first wallet,
-   * when the entropy just drawn is used as it is rather than opened again. The caller wipes it.
-   * No read first: storing the seed if absent answers with the one there (one statement on SQL),
-   * and a user who has one costs only an unused seal of 32 random bytes.
-   */
-  async function seedEntropy(
-    appId: string,
-    userId: string,
-  ): Promise<{ seed: SeedRecord; entropy: Uint8Array }> {
-    const context = seedContext(appId, userId);
-    // 256 bits of entropy: the user's 24-word mnemonic.
-    const entropy = k.random.bytes(32);
-    const id = k.id('seed');
-    let seed: SeedRecord;
+  /** The key of the wallet of the type under this entropy (wiped here), not sealed yet. */
+  async function derive(entropy: Uint8Array, walletType: WalletType, network: Network): Promise<UnsealedKey> {
+    let derived: DerivedKey;
     try {
-      seed = await k.storage.seeds.insertIfAbsent({
-        id,
-        app_id: appId,
-        user_id: userId,
-        sealed_entropy: await k.vault.seal(entropy, context),
-        created_at: k.now(),
+      derived = await chainModules[walletType].deriveFromMnemonicAsync(mnemonicFromEntropy(entropy), {
+        network,
       });
-    } catch (err) {
+    } finally {
       wipe(entropy);
-      throw err;
     }
-    if (seed.id === id) return { seed, entropy };
-    // Another request made the user's seed first: theirs is the one.
-    wipe(entropy);
-    return { seed, entropy: await k.vault.open(seed.sealed_entropy, context) };
+    return {
+      address: derived.address,
+      path: derived.path,
+      async seal(wallet) {
+        const encoded = new TextEncoder().encode(
+          chainModules[walletType].encodePrivateKey(derived.privateKey, { network }),
+        );
+        try {
+          return await k.vault.seal(encoded, keyContext(wallet));
+        } finally {
+          wipe(derived.privateKey, encoded);
+        }
+      },
+    };
   }
 
   /** Runs `use` with the wallet's key, unsealed for the call only and wiped after. */
@@ -101,41 +94,41 @@ export function walletCustody(k: Kernel) {
 
   return {
     /**
-     * The key of the user's wallet of the type, derived from their seed (made with their first
-     * wallet); `seed` is the one it came from. The derived key is sealed on the wallet too:
-     * signing then costs one vault open, not the BIP39 seed stretch (2048 rounds of PBKDF2) per
-     * signature. The seed stays the root.
+     * A new seed for the user (256 bits of entropy: 24 words), sealed to them, and the key of
+     * their wallet of the type derived from it: the entropy just drawn is used as it is, not
+     * opened again. Nothing is stored: the caller stores the seed with the wallet.
      */
-    async deriveFromSeed(
+    async newSeed(
       appId: string,
       userId: string,
       walletType: WalletType,
       network: Network,
-    ): Promise<UnsealedKey & { seed: SeedRecord }> {
-      const { seed, entropy } = await seedEntropy(appId, userId);
-      let derived: DerivedKey;
+    ): Promise<{ seed: SeedRecord; key: UnsealedKey }> {
+      const entropy = k.random.bytes(32);
+      let seed: SeedRecord;
       try {
-        derived = await chainModules[walletType].deriveFromMnemonicAsync(mnemonicFromEntropy(entropy), {
-          network,
-        });
-      } finally {
+        seed = {
+          id: k.id('seed'),
+          app_id: appId,
+          user_id: userId,
+          sealed_entropy: await k.vault.seal(entropy, seedContext(appId, userId)),
+          created_at: k.now(),
+        };
+      } catch (err) {
         wipe(entropy);
+        throw err;
       }
-      return {
-        seed,
-        address: derived.address,
-        path: derived.path,
-        async seal(wallet) {
-          const encoded = new TextEncoder().encode(
-            chainModules[walletType].encodePrivateKey(derived.privateKey, { network }),
-          );
-          try {
-            return await k.vault.seal(encoded, keyContext(wallet));
-          } finally {
-            wipe(derived.privateKey, encoded);
-          }
-        },
-      };
+      return { seed, key: await derive(entropy, walletType, network) };
+    },
+
+    /**
+     * The key of the user's wallet of the type, derived from their stored seed. The derived key
+     * is sealed on the wallet too: signing then costs one vault open, not the BIP39 seed stretch
+     * (2048 rounds of PBKDF2) per signature. The seed stays the root.
+     */
+    async deriveFromSeed(seed: SeedRecord, walletType: WalletType, network: Network): Promise<UnsealedKey> {
+      const entropy = await k.vault.open(seed.sealed_entropy, seedContext(seed.app_id, seed.user_id));
+      return derive(entropy, walletType, network);
     },
 
     /**

@@ -70,6 +70,33 @@ export interface WalletRepo {
     wallet: WalletRecord,
     events: EventRecord[],
   ): Promise<{ wallet: WalletRecord; created: boolean }>;
+  /**
+   * The first step of a create, in one read: the user's default wallet of the type and their
+   * seed, each null when absent (both null also when the App has no such user).
+   */
+  getDefaultWithSeed(
+    appId: string,
+    userId: string,
+    walletType: WalletType,
+  ): Promise<{ wallet: WalletRecord | null; seed: SeedRecord | null }>;
+  /**
+   * A new user's first wallet in one atomic step: stores `seed` as the user's seed and `wallet`
+   * (derived from it: `key_id` is the seed's id) as their default of its type; returns the
+   * wallet stored. Stores nothing and returns null when the user already has a seed or a default
+   * of the type (the caller reads again: what it finds was committed by then). Of concurrent
+   * callers in any number of processes, at most one stores. Throws `user_not_found` when the App
+   * has no such user.
+   */
+  createDefaultWithSeed(seed: SeedRecord, wallet: WalletRecord): Promise<WalletRecord | null>;
+  /**
+   * Optional: `createDefaultWithSeed`, writing `events` (each with its webhook deliveries) in
+   * the same atomic step if and only if the wallet was stored.
+   */
+  createDefaultWithSeedAndEvents?(
+    seed: SeedRecord,
+    wallet: WalletRecord,
+    events: EventRecord[],
+  ): Promise<WalletRecord | null>;
   /** Inserts a non-default wallet; `inserted: false` when the App already has this address for this type. */
   insert(wallet: WalletRecord): Promise<{ inserted: boolean }>;
   get(appId: string, walletId: string): Promise<WalletRecord | null>;

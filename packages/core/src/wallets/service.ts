@@ -27,37 +27,49 @@ export function walletService(
   const signing = walletSigning(k, custody, signUnder);
 
   const records = {
-    /** The user's default wallet of the type, created (with the user's seed, when new) if absent. */
+    /**
+     * The user's default wallet of the type, created (with the user's seed, when new) if absent.
+     * Two statements for a new user on SQL: one read (the default and the seed), then the seed
+     * and the wallet stored together; one for a user who has the wallet.
+     */
     async create(appId: string, input: { user_id: string; wallet_type: WalletType }): Promise<Wallet> {
-      const found = await k.storage.wallets.getDefault(appId, input.user_id, input.wallet_type);
-      if (found) return walletView(found);
-      // No read of the user first: storing the seed or the wallet says user_not_found (a foreign
-      // key on SQL), in the statement that has to run anyway.
-      const app = await k.app(appId);
-      const network = app.settings.wallets.network;
-      const key = await custody.deriveFromSeed(appId, input.user_id, input.wallet_type, network);
-      const now = k.now();
-      const id = k.id('wallet');
-      const sealed = await key.seal({ app_id: appId, id });
-      const { wallet } = await k.storage.wallets.createDefaultIfAbsent({
-        id,
-        app_id: appId,
-        user_id: input.user_id,
-        wallet_type: input.wallet_type,
-        network,
-        public_address: key.address,
-        key_source: 'seed',
-        derivation_path: key.path,
-        key_id: key.seed.id,
-        sealed_private_key: sealed,
-        is_default: true,
-        is_imported: false,
-        is_read_only: false,
-        verified: true,
-        created_at: now,
-        updated_at: now,
-      });
-      return walletView(wallet);
+      const { user_id, wallet_type } = input;
+      // Once more only when another request stored the user's seed in between: the next read
+      // sees its wallet, or at least its seed.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const found = await k.storage.wallets.getDefaultWithSeed(appId, user_id, wallet_type);
+        if (found.wallet) return walletView(found.wallet);
+        // No read of the user: storing the seed or the wallet says user_not_found (a foreign
+        // key on SQL), in the statement that has to run anyway.
+        const network = (await k.app(appId)).settings.wallets.network;
+        const fresh = found.seed ? null : await custody.newSeed(appId, user_id, wallet_type, network);
+        const seed = found.seed ?? fresh!.seed;
+        const key = fresh?.key ?? (await custody.deriveFromSeed(seed, wallet_type, network));
+        const now = k.now();
+        const id = k.id('wallet');
+        const wallet: WalletRecord = {
+          id,
+          app_id: appId,
+          user_id,
+          wallet_type,
+          network,
+          public_address: key.address,
+          key_source: 'seed',
+          derivation_path: key.path,
+          key_id: seed.id,
+          sealed_private_key: await key.seal({ app_id: appId, id }),
+          is_default: true,
+          is_imported: false,
+          is_read_only: false,
+          verified: true,
+          created_at: now,
+          updated_at: now,
+        };
+        if (!fresh) return walletView((await k.storage.wallets.createDefaultIfAbsent(wallet)).wallet);
+        const stored = await k.storage.wallets.createDefaultWithSeed(seed, wallet);
+        if (stored) return walletView(stored);
+      }
+      throw new LatchkeyError('internal_error', 'The user’s seed kept changing; try again.');
     },
 
     async get(appId: string, walletId: string): Promise<Wallet> {

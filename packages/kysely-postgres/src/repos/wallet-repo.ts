@@ -11,10 +11,15 @@ import {
 import type { Selectable } from 'kysely';
 import type { LatchkeyDb, SeedsTable, WalletsTable } from '../database.js';
 import { defineStatement, type Statements } from '../prepared-statements.js';
-import { walletById, walletsByIds } from '../prepared-wallet-statements.js';
+import {
+  defaultWalletAndSeed,
+  insertSeedAndWallet,
+  walletById,
+  walletsByIds,
+} from '../prepared-wallet-statements.js';
 import { batched } from './batched.js';
-import { toSeconds } from './columns.js';
-import { writeWithEvents } from './event-repo.js';
+import { fromJson, toJson, toSeconds } from './columns.js';
+import { eventsParam, writeWithEvents } from './event-repo.js';
 
 /** Whether `err` is Postgres refusing a row for the foreign key `constraint` (SQLSTATE 23503). */
 export function isForeignKeyViolation(err: unknown, constraint: string): boolean {
@@ -115,6 +120,25 @@ export function kyselyWalletRepo(db: LatchkeyDb, statements: Statements): Wallet
     throw new LatchkeyError('internal_error', 'The default wallet kept changing; try again.');
   };
 
+  // A new user's seed and wallet in one statement, the wallet's events with them when there are any.
+  const createWithSeed = async (seed: SeedRecord, wallet: WalletRecord, events: EventRecord[]) => {
+    let rows: Selectable<WalletsTable>[];
+    try {
+      rows = await statements.run(insertSeedAndWallet, [
+        wallet.app_id,
+        wallet.user_id,
+        wallet.wallet_type,
+        toJson(seed),
+        toJson(walletRow({ ...wallet, is_default: true })),
+        events.length > 0 ? eventsParam(events) : '[]',
+      ]);
+    } catch (err) {
+      if (isForeignKeyViolation(err, 'seeds_user_fkey')) throw new LatchkeyError('user_not_found');
+      throw err;
+    }
+    return rows[0] ? toWallet(rows[0]) : null;
+  };
+
   // Every signature reads its wallet first: concurrent reads share one statement. Each caller
   // gets its row only if it belongs to the caller's App, as the single read's WHERE did.
   type Lookup = { appId: string; walletId: string };
@@ -136,6 +160,16 @@ export function kyselyWalletRepo(db: LatchkeyDb, statements: Statements): Wallet
   return {
     getDefault,
     findByAddress,
+
+    async getDefaultWithSeed(appId, userId, walletType) {
+      const [row] = await statements.run(defaultWalletAndSeed, [appId, userId, walletType]);
+      const wallet = fromJson(row?.wallet ?? null) as Selectable<WalletsTable> | null;
+      const seed = fromJson(row?.seed ?? null) as Selectable<SeedsTable> | null;
+      return { wallet: wallet && toWallet(wallet), seed: seed && toSeed(seed) };
+    },
+
+    createDefaultWithSeed: (seed, wallet) => createWithSeed(seed, wallet, []),
+    createDefaultWithSeedAndEvents: createWithSeed,
 
     async createDefaultIfAbsent(wallet) {
       return createDefault(wallet, []);
