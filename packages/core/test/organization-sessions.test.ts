@@ -149,6 +149,19 @@ describe.each(storageBackends())('sessions in an organization on $name', (backen
     expect(longer.body.session.expires_at).toBeGreaterThan(before.expires_at);
   });
 
+  it('of 10 concurrent exchanges of one session exactly one succeeds: one session per sign-in', async () => {
+    const owner = await newUser();
+    const orgId = await createOrg(owner);
+    const sent = await signIn(owner);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => exchange(orgId, { session_token: sent.token })),
+    );
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of answers.filter((a) => a.status !== 200)) expectError(r, 401, 'session_not_found');
+    const live = await latchkey.sessions.list(t.app_id, { user_id: owner });
+    expect(live.sessions.map((x) => x.id)).toEqual([answers.find((r) => r.status === 200)!.body.session.id]);
+  });
+
   it('gives a member of A no session in B (403 not_a_member) and keeps the one sent', async () => {
     const user = await newUser();
     const a = await createOrg(await newUser());
