@@ -210,6 +210,32 @@ describe('withSession in an organization', () => {
         expect(await ok.json()).toEqual({ roles: ['owner'] });
       }
     }
+
+    // The edge check applies the same rule to the JWT's claims.
+    const edge = {
+      jwksUrl: `${jwksBase}/v1/auth/sessions/jwks/${appId}`,
+      appId,
+      permission: 'invoices:read',
+    };
+    expect(await verifyEdgeSession({ headers: bearer(asMember.session_jwt) }, edge)).toEqual({
+      session: null,
+      refreshable: false,
+      permissionDenied: true,
+    });
+    expect((await verifyEdgeSession({ headers: bearer(asOwner.session_jwt) }, edge)).session).toMatchObject({
+      organization_id: org.organization_id,
+      roles: ['owner'],
+      permissions: ['*'],
+    });
+    const unscoped = await verifyEdgeSession(
+      { headers: bearer(member.jwt) },
+      { ...edge, permission: undefined, organization: true },
+    );
+    expect(unscoped).toMatchObject({ session: null, permissionDenied: true });
+    const named = { ...edge, permission: undefined, organization: 'org_other' };
+    expect(await verifyEdgeSession({ headers: bearer(asOwner.session_jwt) }, named)).toMatchObject({
+      permissionDenied: true,
+    });
   });
 });
 
