@@ -183,6 +183,19 @@ export function createClientCore(options: LatchkeyClientOptions) {
     return call('post /v1/auth/sessions/revoke_all', { body: { ...held(), except_current: true } });
   }
 
+  /**
+   * Exchanges the current session for one scoped to an organization the user is a member of
+   * (its id, roles and permissions in the JWT): held here in place of the current one, which the
+   * server revokes. Switching organizations is another call.
+   */
+  async function switchOrganization(organizationId: string) {
+    const answer = await call('post /v1/organizations/{organization_id}/sessions/exchange', {
+      params: { organization_id: organizationId },
+      body: held(),
+    });
+    return accept(answer);
+  }
+
   const core: ClientCore = {
     call,
     options,
@@ -216,6 +229,7 @@ export function createClientCore(options: LatchkeyClientOptions) {
       list,
       revoke,
       revokeOthers,
+      switchOrganization,
       /** Called on sign-in, refresh and sign-out; returns the unsubscribe function. */
       onChange: store.subscribe,
     },

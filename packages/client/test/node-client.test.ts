@@ -77,6 +77,43 @@ describe('@latchkey/client in Node', () => {
     for (const lk of [laptop, phone, tablet, kiosk]) lk.close();
   });
 
+  it('switches into an organization: the scoped session is held in place of the revoked one; a non-member is refused', async () => {
+    const lk = createLatchkeyClient({ publicToken: app.public_token, baseUrl, fetch: inProcess });
+    const email = 'org-switch@example.com';
+    const { method_id } = await lk.otps.email.loginOrCreate({ email });
+    const signedIn = await lk.otps.verify({
+      method_id,
+      otp: sent.filter((m) => m.to === email).at(-1)!.code!,
+    });
+    const admin = (path: string, body: unknown) =>
+      latchkey
+        .fetch(
+          new Request(`${baseUrl}${path}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${app.secret_key}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }),
+        )
+        .then((r) => r.json() as Promise<{ organization_id: string }>);
+    const mine = await admin('/v1/organizations', {
+      name: 'Mine',
+      slug: 'client-mine',
+      owner_user_id: signedIn.user_id,
+    });
+    const theirs = await admin('/v1/organizations', { name: 'Theirs', slug: 'client-theirs' });
+
+    const refused = await caught(lk.session.switchOrganization(theirs.organization_id));
+    expect(refused).toMatchObject({ status: 403, error_type: 'not_a_member' });
+    expect(lk.session.get()?.session_token).toBe(signedIn.session_token);
+
+    const scoped = await lk.session.switchOrganization(mine.organization_id);
+    expect(scoped.session.organization_id).toBe(mine.organization_id);
+    expect(lk.session.get()).toMatchObject({ session_token: scoped.session_token });
+    expect(scoped.session_token).not.toBe(signedIn.session_token);
+    expect((await lk.session.refresh())?.session?.organization_id).toBe(mine.organization_id);
+    lk.close();
+  });
+
   it('cross-tab: a sign-in, refresh and sign-out in one client reach another on the same storage key, never a token in none mode', async () => {
     const tab = (storageKey: string, session: 'memory' | 'none' = 'memory') =>
       createLatchkeyClient({

@@ -271,6 +271,7 @@ export const capabilityErrors = {
     message:
       'The organization admits no one by email domain, or none of your verified emails is on its allowed domains.',
   },
+  not_a_member: { status: 403, message: "The session's user is not a member of this organization." },
   invitation_not_found: { status: 404, message: 'No invitation of this App matches this token or id.' },
   invitation_expired: { status: 401, message: 'The invitation has expired; ask for a new one.' },
   invitation_used: { status: 401, message: 'The invitation was already accepted.' },

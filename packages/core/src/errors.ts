@@ -77,6 +77,11 @@ export const genericErrors = {
     status: 403,
     message: "This endpoint needs the App's secret key; a public token is not enough.",
   },
+  permission_denied: {
+    status: 403,
+    message:
+      "This route needs a session scoped to an organization (the one it names, when it names one) whose member's roles grant its permission.",
+  },
   policy_violation: {
     status: 403,
     message:

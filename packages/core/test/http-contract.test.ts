@@ -82,6 +82,7 @@ const VALID_BODIES: Record<string, unknown> = {
   },
   'POST /v1/organizations/invitations/accept': { token: 'not-a-real-token' },
   'POST /v1/organizations/{organization_id}/join': { session_token: 'not-a-real-token' },
+  'POST /v1/organizations/{organization_id}/sessions/exchange': { session_token: 'lks_x' },
   'POST /v1/wallets/policies': {
     name: 'Treasury limits',
     rules: [{ kind: 'evm_to_allowlist', addresses: ['0x52908400098527886E0F7030069857D2E4169EE7'] }],

@@ -158,6 +158,8 @@ export interface SessionsTable {
   revoked_at: NullableSeconds;
   created_at: Seconds;
   updated_at: Seconds;
+  /** Migration 0021: the organization the session is scoped to, or null. */
+  organization_id: string | null;
 }
 
 /** Written only by the trigger on `sessions` (migration 0016), never by the repositories. */

@@ -68,6 +68,7 @@ const ALL = [
   '0018_solana_transactions',
   '0019_organizations',
   '0020_organization_invitations',
+  '0021_session_organizations',
 ];
 
 // "column type nullable", in table order.
@@ -213,6 +214,7 @@ const COLUMNS: Record<string, string[]> = {
     'revoked_at bigint YES',
     'created_at bigint NO',
     'updated_at bigint NO',
+    'organization_id text YES',
   ],
   session_revocations: ['session_id text NO', 'app_id text NO', 'revoked_at bigint NO'],
   signing_keys: [
@@ -657,6 +659,9 @@ for (const [name, open] of Object.entries(openers)) {
       expect(def('sessions_app_id_token_hash_idx')).toMatch(/\(app_id, token_hash\)$/);
       expect(def('sessions_token_hash_idx')).toMatch(/ON \S+\.sessions USING btree \(token_hash\)$/);
       expect(def('sessions_app_id_user_id_idx')).toMatch(/\(app_id, user_id\)$/);
+      expect(def('sessions_app_id_organization_id_idx')).toMatch(
+        /\(app_id, organization_id, user_id\) WHERE \(organization_id IS NOT NULL\)$/,
+      );
       expect(def('signing_keys_one_active_idx')).toMatch(
         /UNIQUE INDEX .*\(app_id\) WHERE \(retired_at IS NULL\)$/,
       );

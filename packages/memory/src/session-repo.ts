@@ -105,6 +105,18 @@ export function memorySessionRepo(
       record(revoked);
       return revoked;
     },
+    async revokeByOrganization(appId, organizationId, now, userId) {
+      const revoked: SessionRecord[] = [];
+      for (const row of rows.values()) {
+        if (row.app_id !== appId || (row.organization_id ?? null) !== organizationId) continue;
+        if (row.revoked_at !== null || (userId !== undefined && row.user_id !== userId)) continue;
+        row.revoked_at = now;
+        row.updated_at = now;
+        revoked.push(copy(row));
+      }
+      record(revoked);
+      return revoked;
+    },
     async revokedSince(since, appId) {
       return [...log.values()]
         .filter((r) => r.revoked_at >= since && (appId === undefined || r.app_id === appId))

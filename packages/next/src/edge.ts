@@ -43,6 +43,13 @@ export interface EdgeSessionOptions {
   /** Step-up: one of these factor kinds (with `freshWithin`, proven that recently). */
   factors?: readonly string[];
   /**
+   * As `requireSession`'s: a session scoped to an organization (`true`), or to this one (its id).
+   * Short of it the answer is `permissionDenied: true`.
+   */
+  organization?: boolean | string;
+  /** As `requireSession`'s: the JWT's `permissions` must hold this one, or `*`. */
+  permission?: string;
+  /**
    * Refuse revoked sessions before their JWTs expire: the App's revocation feed, read at most
    * every `refreshSeconds` (default 5) and shared by the requests of this isolate.
    */
@@ -56,6 +63,10 @@ export interface EdgeSession {
   session_id: string;
   factors: unknown[];
   expires_at: number;
+  /** A session scoped to an organization: its id, the member's roles and their permissions. */
+  organization_id?: string;
+  roles?: string[];
+  permissions?: string[];
 }
 
 export type EdgeSessionResult =
@@ -66,7 +77,28 @@ export type EdgeSessionResult =
    */
   | { session: null; refreshable: boolean }
   /** A valid session short of the step-up asked (`freshWithin`, `factors`): prove a factor again. */
-  | { session: null; refreshable: false; stepUpRequired: true };
+  | { session: null; refreshable: false; stepUpRequired: true }
+  /** A valid session short of `organization` / `permission` (a Node route answers 403 `permission_denied`). */
+  | { session: null; refreshable: false; permissionDenied: true };
+
+/** The organization claims of a verified payload, when it has them all. */
+function scopeOf(payload: Record<string, unknown>) {
+  const { organization_id, roles, permissions } = payload;
+  if (typeof organization_id !== 'string' || !Array.isArray(roles) || !Array.isArray(permissions))
+    return undefined;
+  return { organization_id, roles: roles as string[], permissions: permissions as string[] };
+}
+
+/** The same rule as the Node adapters' (core's host-sessions/organization-guard.ts). */
+function meetsOrganization(scope: ReturnType<typeof scopeOf>, options: EdgeSessionOptions): boolean {
+  const { organization, permission } = options;
+  if ((organization === undefined || organization === false) && permission === undefined) return true;
+  if (!scope) return false;
+  if (typeof organization === 'string' && scope.organization_id !== organization) return false;
+  return (
+    permission === undefined || scope.permissions.includes('*') || scope.permissions.includes(permission)
+  );
+}
 
 // One remote key set per JWKS URL: jose caches the document and its imported keys, and refetches
 // (rate-limited) when a JWT names a key it lacks, as after a key rotation.
@@ -136,7 +168,12 @@ export async function verifyEdgeSession(
       !factorsMeetStepUp(factors as ProvenFactor[], now, within, options.factors)
     )
       return { session: null, refreshable: false, stepUpRequired: true };
-    return { session: { app_id: options.appId, user_id: sub, session_id: sid, factors, expires_at: exp } };
+    const scope = scopeOf(payload);
+    const denied = !meetsOrganization(scope, options);
+    if (denied) return { session: null, refreshable: false, permissionDenied: true };
+    return {
+      session: { app_id: options.appId, user_id: sub, session_id: sid, factors, expires_at: exp, ...scope },
+    };
   } catch (err) {
     if (err instanceof JOSEError && !(err instanceof JWKSTimeout)) {
       return { session: null, refreshable: hasToken && err instanceof JWTExpired };

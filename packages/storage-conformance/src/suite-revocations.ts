@@ -51,6 +51,46 @@ export function revocationRecordCases(storage: () => Storage): void {
       expect(found.every((r) => r.app_id === app.id && r.revoked_at === NOW + 3)).toBe(true);
     });
 
+    it('revokeByOrganization: the organization’s sessions of the App (one user’s when given), recorded; keeps organization_id', async (ctx) => {
+      const { s, app, user } = await appWithUser(storage());
+      const other = makeUser(app.id);
+      await s.users.insert(other);
+      const elsewhere = await appWithUser(storage());
+      const org = `org_${Math.random().toString(36).slice(2)}`;
+      const mine = makeSession(app.id, user.id, { organization_id: org });
+      const theirs = makeSession(app.id, other.id, { organization_id: org });
+      const unscoped = makeSession(app.id, user.id);
+      const otherOrg = makeSession(app.id, user.id, { organization_id: `${org}x` });
+      // Another App's session naming the same id is never this App's to end.
+      const otherApp = makeSession(elsewhere.app.id, elsewhere.user.id, { organization_id: org });
+      for (const session of [mine, theirs, unscoped, otherOrg]) await s.sessions.insert(session);
+      await elsewhere.s.sessions.insert(otherApp);
+      expect((await s.sessions.get(app.id, mine.id))?.organization_id).toBe(org);
+      expect((await s.sessions.get(app.id, unscoped.id))?.organization_id ?? null).toBeNull();
+
+      const one = await s.sessions.revokeByOrganization(app.id, org, NOW + 1, user.id);
+      expect(one.map((r) => r.id)).toEqual([mine.id]);
+      expect(one[0]).toMatchObject({ revoked_at: NOW + 1, organization_id: org });
+      const rest = await s.sessions.revokeByOrganization(app.id, org, NOW + 2);
+      expect(rest.map((r) => r.id)).toEqual([theirs.id]);
+      expect(await s.sessions.revokeByOrganization(app.id, org, NOW + 3)).toEqual([]);
+      for (const live of [unscoped, otherOrg])
+        expect((await s.sessions.get(app.id, live.id))?.revoked_at).toBeNull();
+      expect((await s.sessions.get(elsewhere.app.id, otherApp.id))?.revoked_at).toBeNull();
+
+      const revokedSince = recordOf(ctx);
+      const found = only(
+        [mine.id, theirs.id, unscoped.id, otherOrg.id, otherApp.id],
+        await revokedSince(NOW),
+      );
+      expect(found.map((r) => [r.session_id, r.revoked_at]).sort()).toEqual(
+        [
+          [mine.id, NOW + 1],
+          [theirs.id, NOW + 2],
+        ].sort(),
+      );
+    });
+
     it('answers for one App when asked, for every App when not', async (ctx) => {
       const revokedSince = recordOf(ctx);
       const a = await appWithUser(storage());

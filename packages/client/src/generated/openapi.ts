@@ -48,7 +48,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -139,7 +139,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -810,7 +810,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -940,7 +940,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1070,7 +1070,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1200,7 +1200,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1527,7 +1527,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2136,7 +2136,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2248,7 +2248,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2677,7 +2677,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2780,7 +2780,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2892,7 +2892,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3004,7 +3004,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3125,7 +3125,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3237,7 +3237,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3358,7 +3358,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3466,7 +3466,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3561,7 +3561,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3653,7 +3653,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3754,7 +3754,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3846,7 +3846,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3938,7 +3938,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4031,7 +4031,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4249,7 +4249,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4458,7 +4458,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4573,7 +4573,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4694,7 +4694,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4777,7 +4777,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4875,7 +4875,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5060,7 +5060,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5131,7 +5131,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5248,7 +5248,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5327,7 +5327,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5410,7 +5410,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5528,7 +5528,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5610,7 +5610,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5740,7 +5740,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5835,7 +5835,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5957,7 +5957,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6039,7 +6039,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6157,7 +6157,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6237,7 +6237,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6330,7 +6330,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6395,6 +6395,120 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/organizations/{organization_id}/sessions/exchange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exchange the caller's live session for one scoped to an organization it is a member of (its id, roles and permissions in the JWT); the one sent is revoked */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ExchangeOrganizationSessionRequest"];
+                };
+            };
+            responses: {
+                /** @description The organization session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuthenticateSessionResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/organizations/invitations/accept": {
@@ -6553,7 +6667,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6642,7 +6756,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6756,7 +6870,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6906,7 +7020,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7020,7 +7134,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7134,7 +7248,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7247,7 +7361,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7344,7 +7458,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7437,7 +7551,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7563,7 +7677,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7714,7 +7828,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7862,7 +7976,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8001,7 +8115,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8113,7 +8227,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8234,7 +8348,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8321,7 +8435,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8392,7 +8506,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8509,7 +8623,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8588,7 +8702,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8671,7 +8785,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8773,7 +8887,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8844,7 +8958,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8946,7 +9060,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed` */
+                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9570,7 +9684,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "fee_payer_not_wallet" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_code_verifier_mismatch" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "organization_not_found" | "organization_member_not_found" | "organization_slug_taken" | "organization_member_exists" | "last_owner" | "unknown_role" | "organization_creation_not_allowed" | "invitation_not_allowed" | "organization_join_not_allowed" | "invitation_not_found" | "invitation_expired" | "invitation_used" | "invitation_revoked" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "permission_denied" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "fee_payer_not_wallet" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_code_verifier_mismatch" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "organization_not_found" | "organization_member_not_found" | "organization_slug_taken" | "organization_member_exists" | "last_owner" | "unknown_role" | "organization_creation_not_allowed" | "invitation_not_allowed" | "organization_join_not_allowed" | "not_a_member" | "invitation_not_found" | "invitation_expired" | "invitation_used" | "invitation_revoked" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;
@@ -9658,6 +9772,12 @@ export interface components {
         };
         /** @enum {string} */
         EventType: "user.created" | "user.oauth_linked" | "user.oauth_unlinked" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "password.created" | "password.changed" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "wallet.transaction.sent" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.transaction.replaced" | "organization.created" | "organization.updated" | "organization.deleted" | "organization.member.added" | "organization.member.updated" | "organization.member.removed" | "organization.invitation.created" | "organization.invitation.revoked" | "organization.invitation.accepted" | "webhook_endpoint.disabled";
+        ExchangeOrganizationSessionRequest: {
+            /** @description Minutes from now; left out, the new session ends when the one sent would have. */
+            session_expires_in?: number;
+            session_jwt?: string;
+            session_token?: string;
+        };
         ExportWalletRequest: {
             /** @description P-256 (SEC1, 33 or 65 bytes) or X25519 (32 bytes) public key, hex or base64url; the key is encrypted to it. */
             recipient_public_key: string;
@@ -9723,6 +9843,8 @@ export interface components {
             factors: components["schemas"]["Factor"][];
             id: string;
             last_active_at: number;
+            /** @description The organization the session is scoped to (`/v1/organizations/{id}/sessions/exchange`). */
+            organization_id?: string;
             started_at: number;
             updated_at: number;
             user_id: string;
@@ -10215,6 +10337,8 @@ export interface components {
             factors: components["schemas"]["Factor"][];
             id: string;
             last_active_at: number;
+            /** @description The organization the session is scoped to (`/v1/organizations/{id}/sessions/exchange`). */
+            organization_id?: string;
             /** @description Present when the caller holds it. */
             session_token?: string;
             started_at: number;
@@ -11026,4 +11150,5 @@ export type PublicRoute =
   | 'post /v1/organizations'
   | 'post /v1/organizations/invitations/accept'
   | 'post /v1/organizations/{organization_id}/invitations'
-  | 'post /v1/organizations/{organization_id}/join';
+  | 'post /v1/organizations/{organization_id}/join'
+  | 'post /v1/organizations/{organization_id}/sessions/exchange';

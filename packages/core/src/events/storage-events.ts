@@ -199,6 +199,12 @@ export const writeRules: WriteRules = {
           one(s.app_id, 'session.revoked', { ...sessionData(s), reason: reason ?? 'admin' }),
         ),
     },
+    revokeByOrganization: {
+      events: (revoked, _app, _org, _now, _user, reason) =>
+        revoked.flatMap((s) =>
+          one(s.app_id, 'session.revoked', { ...sessionData(s), reason: reason ?? 'organization' }),
+        ),
+    },
   },
   // Organizations (docs/organizations.md); the parameters are typed by the rule's repo method,
   // so this file imports nothing from organizations/ (which imports the kernel, which imports here).

@@ -21,6 +21,7 @@ import {
   sessionCookieNamer,
 } from './credentials.js';
 import { crossSiteVerdict } from './csrf.js';
+import { organizationGuard } from './organization-guard.js';
 import { warnUntrustedProxy } from './proxy-warning.js';
 
 /** The part of a latchkey instance the host session helpers need (and its logger, when it has one). */
@@ -48,6 +49,17 @@ export interface HostSessionOptions {
   freshWithin?: number | string;
   /** Step-up: answer 401 `step_up_required` unless the session holds one of these factor kinds. */
   factors?: FactorType[];
+  /**
+   * Answer 403 `permission_denied` unless the session is scoped to an organization
+   * (`/v1/organizations/{id}/sessions/exchange`): any (`true`) or this one (its id).
+   */
+  organization?: boolean | string;
+  /**
+   * Answer 403 `permission_denied` unless the session is scoped to an organization whose member's
+   * roles grant this permission (`invoices:read`; an owner's `*` grants all). In jwt mode the
+   * JWT's claims answer, with no storage read; in token mode, the member's roles in storage.
+   */
+  permission?: string;
 }
 
 /** What an adapter tells the resolver about its request. */
@@ -90,6 +102,7 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
     factors: options.factors,
   };
   const asks = asksStepUp(stepUp);
+  const inOrganization = organizationGuard(options);
 
   const resolveSession = async (
     request: HostRequest,
@@ -100,6 +113,8 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
       const session = await resolve(request, revoking, setCookies);
       if (asks && !revoking && session.kind === 'session')
         latchkey.sessions.requireStepUp(session.auth, stepUp);
+      if (inOrganization && !revoking && session.kind === 'session' && !inOrganization(session.auth))
+        throw new LatchkeyError('permission_denied');
       return { session, setCookies };
     } catch (err) {
       if (!isLatchkeyError(err) || err.status >= 500) throw err;
@@ -137,7 +152,9 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
       if (!sent.repeated) jwt = sent.jwt;
     }
     const auth = jwt === undefined ? undefined : latchkey.sessions.checkKnownJwt(options.app_id, jwt);
-    if (auth === undefined || !asks) return auth;
+    // Refused the long way, which answers the documented 403.
+    if (auth === undefined || (inOrganization && !inOrganization(auth))) return undefined;
+    if (!asks) return auth;
     // A session short of the step-up goes the long way, which answers the documented 401.
     try {
       latchkey.sessions.requireStepUp(auth, stepUp);
@@ -214,14 +231,20 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
         expiresAt: fresh.session.expires_at,
       }),
     );
-    const auth: SessionCheck = {
-      app_id: appId,
-      user_id: fresh.user_id,
-      session_id: fresh.session.id,
-      factors: fresh.session.factors,
-      auth_time: authTime(fresh.session.factors),
-      expires_at: fresh.session.expires_at,
-    };
+    // An organization session's roles are in the JWT just signed: checked as any (no storage read).
+    const auth: SessionCheck = fresh.session.organization_id
+      ? {
+          ...(await latchkey.sessions.check({ app_id: appId, session_jwt: fresh.session_jwt, mode: 'jwt' })),
+          expires_at: fresh.session.expires_at,
+        }
+      : {
+          app_id: appId,
+          user_id: fresh.user_id,
+          session_id: fresh.session.id,
+          factors: fresh.session.factors,
+          auth_time: authTime(fresh.session.factors),
+          expires_at: fresh.session.expires_at,
+        };
     return { kind: 'session', auth, appId, credential: { session_token: token } };
   }
 

@@ -29,6 +29,7 @@ import {
   updateOrganizationRequestSchema,
 } from './schema.js';
 import type { OrganizationService } from './service.js';
+import { registerSessionExchangeRoute } from './session-exchange.js';
 
 const common = { tags: ['organizations'], ...policy({ key: 'secret' }) };
 const byId = { params: organizationIdParamsSchema };
@@ -268,4 +269,5 @@ export function registerOrganizationRoutes(app: HttpApp, organizations: Organiza
     const { organization_id, invitation_id } = c.req.valid('param');
     return c.json(await organizations.invitations.revoke(appId(c), organization_id, invitation_id), 200);
   });
+  registerSessionExchangeRoute(app, organizations);
 }

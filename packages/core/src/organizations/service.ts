@@ -26,6 +26,7 @@ import {
   organizationSettingsSchema,
   type UpdateOrganizationRequest,
 } from './schema.js';
+import { organizationSessions } from './session-exchange.js';
 
 export type OrganizationService = ReturnType<typeof organizationService>;
 
@@ -169,7 +170,13 @@ export function organizationService(k: Kernel, sessions: SessionService) {
 
     /** Deletes the organization and its memberships (the users stay). */
     async delete(appId: string, organizationId: string) {
-      const removed = await k.storage.organizations.delete(appId, organizationId);
+      const now = k.now();
+      // Its sessions end with it, in one transaction: none outlives the organization it names.
+      const removed = await k.storage.transaction(async (tx) => {
+        const deleted = await tx.organizations.delete(appId, organizationId);
+        if (deleted) await tx.sessions.revokeByOrganization(appId, organizationId, now);
+        return deleted;
+      });
       if (!removed) throw new LatchkeyError('organization_not_found');
       return { organization_id: removed.id };
     },
@@ -230,20 +237,25 @@ export function organizationService(k: Kernel, sessions: SessionService) {
     async updateMember(appId: string, organizationId: string, memberId: string, input: { roles: string[] }) {
       const settings = await appRoles(appId);
       checkRoles(input.roles, settings);
-      const changed = await k.storage.organizations.updateMemberRoles(
-        appId,
-        organizationId,
-        memberId,
-        input.roles,
-        k.now(),
-      );
+      const now = k.now();
+      // The member's organization sessions carry the old roles in their JWTs: they end with them.
+      const changed = await k.storage.transaction(async (tx) => {
+        const c = await tx.organizations.updateMemberRoles(appId, organizationId, memberId, input.roles, now);
+        if (c.ok) await tx.sessions.revokeByOrganization(appId, organizationId, now, c.member.user_id);
+        return c;
+      });
       if (!changed.ok) throw memberChangeError(changed.reason);
       return memberView(changed.member, settings);
     },
 
     /** Removes the member (the user stays); never the last owner (409 `last_owner`). */
     async removeMember(appId: string, organizationId: string, memberId: string) {
-      const changed = await k.storage.organizations.deleteMember(appId, organizationId, memberId);
+      const now = k.now();
+      const changed = await k.storage.transaction(async (tx) => {
+        const c = await tx.organizations.deleteMember(appId, organizationId, memberId);
+        if (c.ok) await tx.sessions.revokeByOrganization(appId, organizationId, now, c.member.user_id);
+        return c;
+      });
       if (!changed.ok) throw memberChangeError(changed.reason);
       return { member_id: changed.member.id, organization_id: changed.member.organization_id };
     },
@@ -253,6 +265,9 @@ export function organizationService(k: Kernel, sessions: SessionService) {
 
     /** Invitations by email link (docs/organizations.md, "Invitations"). */
     invitations: invitationService(k, sessions),
+
+    /** Sessions scoped to an organization (docs/organizations.md, "Sessions in an organization"). */
+    sessions: organizationSessions(k, sessions),
 
     /** What `roles` grant in this App now (`*`: every permission), for the checks to come. */
     async permissionsOf(appId: string, roles: readonly string[]) {

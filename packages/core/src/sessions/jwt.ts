@@ -18,6 +18,18 @@ export interface SessionClaims extends JWTPayload {
   auth_time?: number;
   /** The kinds of factor the session holds (`otp`, `webauthn`, `totp`, …). */
   amr?: string[];
+  /** A session scoped to an organization: its id, and the member's roles when the JWT was signed. */
+  organization_id?: string;
+  roles?: string[];
+  /** What those roles granted in the App's roles settings (`*`: every permission). */
+  permissions?: string[];
+}
+
+/** The organization a session is scoped to, and what its member holds there. */
+export interface OrganizationScope {
+  organization_id: string;
+  roles: string[];
+  permissions: string[];
 }
 
 export async function signSessionJwt(
@@ -30,6 +42,7 @@ export async function signSessionJwt(
     factors: Factor[];
     iat: number;
     exp: number;
+    scope?: OrganizationScope | undefined;
   },
 ): Promise<string> {
   const { SignJWT } = await loadJose();
@@ -41,6 +54,9 @@ export async function signSessionJwt(
     auth_time: authTime(claims.factors),
     amr,
     factors: claims.factors,
+    // In the JWT so that a permission check in jwt mode reads no storage; a change of the
+    // member's roles revokes the session, so the claims never outlive the roles they state.
+    ...(claims.scope ?? {}),
   })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
     .setSubject(claims.userId)
@@ -103,7 +119,11 @@ export async function verifySessionClaims(
       typeof payload.sub !== 'string' ||
       typeof payload.sid !== 'string' ||
       typeof payload.exp !== 'number' ||
-      !Array.isArray(payload.factors)
+      !Array.isArray(payload.factors) ||
+      (payload.organization_id !== undefined &&
+        (typeof payload.organization_id !== 'string' ||
+          !Array.isArray(payload.roles) ||
+          !Array.isArray(payload.permissions)))
     ) {
       throw new Error('missing session claims');
     }

@@ -17,14 +17,20 @@ export interface SessionRecord {
   revoked_at: number | null;
   created_at: number;
   updated_at: number;
+  /**
+   * The organization the session is scoped to (`sessions/exchange`); absent or null: none. Its
+   * JWT then carries the member's roles and permissions.
+   */
+  organization_id?: string | null;
 }
 
 /**
  * Why a session was revoked, carried by its `session.revoked` event: `user` (by its own token or
  * JWT, or by the user from another of their sessions), `admin` (the App's secret key named it or
- * its user), `password_change` (a changed or reset password ended it).
+ * its user), `password_change` (a changed or reset password ended it), `organization` (scoped to an
+ * organization whose membership of its user changed or ended, or which was deleted).
  */
-export type SessionRevocationReason = 'user' | 'admin' | 'password_change';
+export type SessionRevocationReason = 'user' | 'admin' | 'password_change' | 'organization';
 
 export interface SessionRepo {
   insert(session: SessionRecord): Promise<void>;
@@ -74,6 +80,17 @@ export interface SessionRepo {
     userId: string,
     now: number,
     exceptId?: string,
+    reason?: SessionRevocationReason,
+  ): Promise<SessionRecord[]>;
+  /**
+   * Marks every unrevoked session scoped to the organization revoked at `now` (only `userId`'s,
+   * when given); returns those it revoked.
+   */
+  revokeByOrganization(
+    appId: string,
+    organizationId: string,
+    now: number,
+    userId?: string,
     reason?: SessionRevocationReason,
   ): Promise<SessionRecord[]>;
   /**

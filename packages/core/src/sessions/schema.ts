@@ -23,6 +23,9 @@ export const sessionSchema = z
     device_fingerprint: z.object({ user_agent: z.string(), ip: z.string() }),
     updated_at: z.int(),
     created_at: z.int(),
+    organization_id: z.string().optional().openapi({
+      description: 'The organization the session is scoped to (`/v1/organizations/{id}/sessions/exchange`).',
+    }),
   })
   .openapi('Session');
 
@@ -180,6 +183,12 @@ export const sessionCheckSchema = z.object({
   auth_time: z.int(),
   /** Unix seconds: the session's end when storage was read, the JWT's `exp` in jwt mode. */
   expires_at: z.int(),
+  /** A session scoped to an organization (docs/organizations.md): its id. */
+  organization_id: z.string().optional(),
+  /** The member's roles: from storage in token mode, the JWT's claims in jwt mode. */
+  roles: z.array(z.string()).optional(),
+  /** What those roles grant in the App's roles settings; `*` (an owner's) is every permission. */
+  permissions: z.array(z.string()).optional(),
 });
 
 /** Who a checked request comes from: `latchkey.sessions.check`, `req.auth` in the adapters. */

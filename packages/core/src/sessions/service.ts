@@ -9,7 +9,7 @@ import { appVerificationKeys } from './app-keys.js';
 import { authTime } from './auth-time.js';
 import { deviceLabel } from './device-label.js';
 import { protectedHeaderKid } from './jose.js';
-import { type SessionClaims, signSessionJwt, verifySessionClaims } from './jwt.js';
+import { type OrganizationScope, type SessionClaims, signSessionJwt, verifySessionClaims } from './jwt.js';
 import { jwtReuse } from './jwt-reuse.js';
 import type { SessionRecord } from './repo.js';
 import { type RevokedSessions, SKEW_SECONDS } from './revoked-sessions.js';
@@ -39,6 +39,17 @@ export interface IssuedSession {
 }
 
 export type SessionService = ReturnType<typeof sessionService>;
+
+/**
+ * What the user holds in the organization now (roles and the permissions they grant), or null
+ * when they are no member: the organizations capability supplies it (`scopeOrganizations`), so
+ * this folder reads no organization storage of its own.
+ */
+export type OrganizationScopeReader = (
+  appId: string,
+  organizationId: string,
+  userId: string,
+) => Promise<OrganizationScope | null>;
 
 export function sessionService(
   k: Kernel,
@@ -72,12 +83,27 @@ export function sessionService(
   );
   const issuedJwts = jwtReuse();
   const verified = verifiedJwts();
+  let readScope: OrganizationScopeReader | undefined;
 
-  async function jwtFor(app: AppRecord, session: SessionRecord): Promise<string> {
+  /**
+   * The organization scope of a session as storage holds it now; undefined for an unscoped one.
+   * A scoped session whose user is no member (or whose organizations capability is gone) is
+   * refused: removal revokes it, so this only closes the window of a revocation in flight.
+   */
+  async function scopeOf(session: SessionRecord): Promise<OrganizationScope | undefined> {
+    const organizationId = session.organization_id ?? null;
+    if (organizationId === null) return undefined;
+    const scope = readScope ? await readScope(session.app_id, organizationId, session.user_id) : null;
+    if (!scope) throw new LatchkeyError('session_not_found');
+    return scope;
+  }
+
+  async function jwtFor(app: AppRecord, session: SessionRecord, known?: OrganizationScope): Promise<string> {
     const key = await keys.active(app.id, app.settings.sessions.jwt_alg);
     const now = k.now();
     const reusable = issuedJwts.reusable(session.id, key.kid, session.factors, now);
     if (reusable !== undefined) return reusable;
+    const scope = known ?? (await scopeOf(session));
     verificationKeys.remember(app.id, key.publicJwk);
     const exp = Math.min(session.expires_at, now + app.settings.sessions.jwt_lifetime_seconds);
     const jwt = await signSessionJwt(key, {
@@ -88,6 +114,7 @@ export function sessionService(
       factors: session.factors,
       iat: now,
       exp,
+      scope,
     });
     issuedJwts.remember(session.id, { jwt, kid: key.kid, iat: now, exp, factors: session.factors });
     return jwt;
@@ -107,6 +134,7 @@ export function sessionService(
     },
     updated_at: s.updated_at,
     created_at: s.created_at,
+    ...(s.organization_id ? { organization_id: s.organization_id } : {}),
   });
 
   const isLive = (session: SessionRecord | null): session is SessionRecord =>
@@ -248,6 +276,8 @@ export function sessionService(
       factors: live.factors,
       auth_time: authTime(live.factors),
       expires_at: live.expires_at,
+      // Token mode: the member's roles as they are now, and what the App's settings grant.
+      ...(await scopeOf(live)),
     };
   }
 
@@ -303,6 +333,59 @@ export function sessionService(
       };
       await k.storage.sessions.insert(session);
       return { session_token: token, session_jwt: await jwtFor(app, session), session: view(session, token) };
+    },
+
+    /**
+     * A new session scoped to an organization in place of the live one sent, which it revokes:
+     * the same user, factors, start and device; the expiry of the one sent, or
+     * `session_expires_in` from now. `admit` decides whether the user may have it (throws
+     * otherwise) and says what they hold there. Answers as `authenticate` does.
+     */
+    async exchange(
+      appId: string,
+      fields: SessionFields,
+      organizationId: string,
+      admit: (userId: string) => Promise<OrganizationScope>,
+    ) {
+      oneOf(fields);
+      const app = await k.app(appId);
+      const sent = await findLive(appId, fields);
+      if (!sent) throw new LatchkeyError('session_not_found');
+      const scope = await admit(sent.user_id);
+      const now = k.now();
+      const token = newSecret('lks_', k.random, 32);
+      const session: SessionRecord = {
+        ...sent,
+        id: k.id('session'),
+        token_hash: hashToken(token),
+        expires_at:
+          fields.session_expires_in === undefined ? sent.expires_at : now + fields.session_expires_in * 60,
+        last_active_at: now,
+        created_at: now,
+        updated_at: now,
+        organization_id: organizationId,
+      };
+      // One session per sign-in: the one sent ends as its successor starts (docs/decisions.md).
+      await k.storage.transaction(async (tx) => {
+        if (!(await tx.sessions.revoke(appId, sent.id, now, 'user')))
+          throw new LatchkeyError('session_not_found');
+        await tx.sessions.insert(session);
+      });
+      issuedJwts.forget(sent.id);
+      return {
+        user_id: session.user_id,
+        session_token: token,
+        session_jwt: await jwtFor(app, session, scope),
+        session: view(session, token),
+      };
+    },
+
+    /**
+     * Supplies what a session scoped to an organization holds there (the organizations
+     * capability calls it once, as it starts).
+     */
+    scopeOrganizations(reader: OrganizationScopeReader): void {
+      readScope = reader;
     },
 
     /**
@@ -577,12 +660,19 @@ export function sessionService(
 
 /** The jwt-mode answer of `check`: what the verified claims say, no storage read. */
 function checkFromClaims(appId: string, claims: SessionClaims): SessionCheck {
-  return {
+  const check: SessionCheck = {
     app_id: appId,
     user_id: claims.sub,
     session_id: claims.sid,
     factors: claims.factors,
     auth_time: authTime(claims.factors),
     expires_at: claims.exp,
+  };
+  if (claims.organization_id === undefined) return check;
+  return {
+    ...check,
+    organization_id: claims.organization_id,
+    roles: claims.roles ?? [],
+    permissions: claims.permissions ?? [],
   };
 }

@@ -19,6 +19,7 @@ const toRecord = (row: Selectable<SessionsTable>): SessionRecord => ({
   revoked_at: toNullableSeconds(row.revoked_at),
   created_at: toSeconds(row.created_at),
   updated_at: toSeconds(row.updated_at),
+  ...(row.organization_id === null ? {} : { organization_id: row.organization_id }),
 });
 
 // Named columns, not `*`: a prepared statement's result must keep its shape when a later
@@ -36,6 +37,7 @@ const COLUMNS = [
   'revoked_at',
   'created_at',
   'updated_at',
+  'organization_id',
 ] as const satisfies ReadonlyArray<keyof SessionsTable>;
 
 /** Sessions are looked up by id or by the hash of their token, always within one App. */
@@ -148,6 +150,7 @@ export function kyselySessionRepo(db: LatchkeyDb, statements: Statements): Sessi
     revoked_at: session.revoked_at,
     created_at: session.created_at,
     updated_at: session.updated_at,
+    organization_id: session.organization_id ?? null,
   });
   type Entry = { session: SessionRecord; events: EventRecord[] };
   const writeAll = async (entries: Entry[]) => {
@@ -237,6 +240,17 @@ export function kyselySessionRepo(db: LatchkeyDb, statements: Statements): Sessi
         .where('user_id', '=', userId)
         .where('revoked_at', 'is', null);
       if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+      return (await query.returningAll().execute()).map(toRecord);
+    },
+
+    async revokeByOrganization(appId, organizationId, now, userId) {
+      let query = db
+        .updateTable('sessions')
+        .set({ revoked_at: now, updated_at: now })
+        .where('app_id', '=', appId)
+        .where('organization_id', '=', organizationId)
+        .where('revoked_at', 'is', null);
+      if (userId !== undefined) query = query.where('user_id', '=', userId);
       return (await query.returningAll().execute()).map(toRecord);
     },
 

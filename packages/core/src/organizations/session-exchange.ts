@@ -1,0 +1,89 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { LatchkeyError } from '../errors.js';
+import type { HttpApp } from '../http/env.js';
+import { errorResponses } from '../http/error-body.js';
+import { jsonBody, jsonResponse } from '../http/openapi.js';
+import { policy } from '../http/route-policy.js';
+import type { Kernel } from '../kernel.js';
+import { authenticateSessionResponseSchema, sessionFieldsSchema } from '../sessions/schema.js';
+import type { SessionFields, SessionService } from '../sessions/service.js';
+import { permissionsOf } from './roles.js';
+import { organizationIdParamsSchema } from './schema.js';
+
+export const exchangeSessionRequestSchema = z
+  .strictObject({
+    session_token: sessionFieldsSchema.session_token,
+    session_jwt: sessionFieldsSchema.session_jwt,
+    session_expires_in: sessionFieldsSchema.session_expires_in.openapi({
+      description: 'Minutes from now; left out, the new session ends when the one sent would have.',
+    }),
+  })
+  .openapi('ExchangeOrganizationSessionRequest');
+
+/**
+ * Sessions scoped to an organization (docs/organizations.md, "Sessions in an organization"):
+ * the exchange, and what such a session holds there, which the sessions capability reads
+ * through `scopeOrganizations` (token mode, and each JWT it signs).
+ */
+export function organizationSessions(k: Kernel, sessions: SessionService) {
+  const scopeOf = async (appId: string, organizationId: string, userId: string) => {
+    const member = await k.storage.organizations.getMemberByUser(appId, organizationId, userId);
+    if (!member) return null;
+    const settings = (await k.app(appId)).settings.organizations;
+    return {
+      organization_id: organizationId,
+      roles: member.roles,
+      permissions: permissionsOf(member.roles, settings),
+    };
+  };
+  sessions.scopeOrganizations(scopeOf);
+
+  return {
+    /**
+     * The caller's live session exchanged for one scoped to the organization (the one sent is
+     * revoked); 404 `organization_not_found` for none of this App's, 403 `not_a_member` when the
+     * session's user is no member of it.
+     */
+    async exchange(appId: string, organizationId: string, fields: SessionFields) {
+      const organization = await k.storage.organizations.get(appId, organizationId);
+      if (!organization) throw new LatchkeyError('organization_not_found');
+      return sessions.exchange(appId, fields, organization.id, async (userId) => {
+        const scope = await scopeOf(appId, organization.id, userId);
+        if (!scope) throw new LatchkeyError('not_a_member');
+        return scope;
+      });
+    },
+  };
+}
+
+export type OrganizationSessions = ReturnType<typeof organizationSessions>;
+
+const exchange = createRoute({
+  method: 'post',
+  path: '/v1/organizations/{organization_id}/sessions/exchange',
+  tags: ['organizations'],
+  summary:
+    "Exchange the caller's live session for one scoped to an organization it is a member of (its id, roles and permissions in the JWT); the one sent is revoked",
+  ...policy({ key: 'public', rate: 'other' }),
+  request: { params: organizationIdParamsSchema, ...jsonBody(exchangeSessionRequestSchema) },
+  responses: {
+    200: jsonResponse('The organization session', authenticateSessionResponseSchema),
+    ...errorResponses(403, 404, 413, 415),
+  },
+});
+
+export function registerSessionExchangeRoute(
+  app: HttpApp,
+  organizations: { sessions: OrganizationSessions },
+) {
+  app.openapi(exchange, async (c) =>
+    c.json(
+      await organizations.sessions.exchange(
+        c.get('app').id,
+        c.req.valid('param').organization_id,
+        c.req.valid('json'),
+      ),
+      200,
+    ),
+  );
+}
