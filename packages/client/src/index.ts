@@ -1,6 +1,7 @@
 import { createClientCore, type LatchkeyClientOptions } from './client.js';
 import { magicLinks } from './magic-links.js';
 import { oauth } from './oauth.js';
+import { organizations } from './organizations.js';
 import { otps } from './otps.js';
 import { passkeys } from './passkeys.js';
 import { passwords } from './passwords.js';
@@ -39,6 +40,7 @@ export function createLatchkeyClient(options: LatchkeyClientOptions & { totpPath
     totp: totp(core, options.totpPath),
     wallets: wallets(core),
     passwords: passwords(core),
+    organizations: organizations(core),
     close,
   };
 }
