@@ -67,6 +67,8 @@ export function hostSessionSuite(name: string, mount: Mount): void {
   });
   let app: { app_id: string; public_token: string; secret_key: string };
   let otherApp: { app_id: string; public_token: string };
+  /** An organization a route names (`organization: orgId`); made with the App. */
+  let namedOrg = '';
 
   /** A real host app: Latchkey's routes with cookies, and the host's own routes behind the helpers. */
   const host = (appId: string, trustProxy = false) =>
@@ -103,6 +105,26 @@ export function hostSessionSuite(name: string, mount: Mount): void {
           path: '/passkey/me',
           guard: 'require',
           options: { app_id: appId, mode: 'token', factors: ['webauthn'] },
+        },
+        // Organizations: any organization session, a named one, a permission (jwt and token mode).
+        { method: 'GET', path: '/org/me', guard: 'require', options: { app_id: appId, organization: true } },
+        {
+          method: 'GET',
+          path: '/org/named',
+          guard: 'require',
+          options: { app_id: appId, organization: namedOrg },
+        },
+        {
+          method: 'GET',
+          path: '/org/invoices',
+          guard: 'require',
+          options: { app_id: appId, permission: 'invoices:read', cookies: true },
+        },
+        {
+          method: 'GET',
+          path: '/org-token/invoices',
+          guard: 'require',
+          options: { app_id: appId, mode: 'token', permission: 'invoices:read' },
         },
       ],
     });
@@ -144,10 +166,27 @@ export function hostSessionSuite(name: string, mount: Mount): void {
     vi.setSystemTime(Date.UTC(2027, 0, 1));
     app = await latchkey.apps.create({
       name: 'Host',
-      settings: { cors: { allowed_origins: ['https://app.example.com'] } },
+      settings: {
+        cors: { allowed_origins: ['https://app.example.com'] },
+        organizations: { roles: { billing: ['invoices:read'] } },
+      },
     });
     otherApp = await latchkey.apps.create({ name: 'Other host' });
+    namedOrg = (await admin('POST', '/v1/organizations', { name: 'Named', slug: 'named' })).body
+      .organization_id;
   });
+
+  /** Calls Latchkey's API with the App's secret key, as the host's back office would. */
+  async function admin(method: string, path: string, body?: unknown) {
+    const res = await latchkey.fetch(
+      new Request(`http://latchkey.test${path}`, {
+        method,
+        headers: { authorization: `Bearer ${app.secret_key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  }
   afterAll(() => {
     vi.useRealTimers();
   });
@@ -213,6 +252,78 @@ export function hostSessionSuite(name: string, mount: Mount): void {
         .set('authorization', `Bearer ${s.body.session_token}`);
       expectErrorShape(passkey, 401, 'step_up_required');
       expect(passkey.body.error_message).toContain('webauthn');
+    });
+
+    it('organization and permission: 403 permission_denied without an organization session or the permission, on the fast path too', async () => {
+      const h = await host(app.app_id);
+      const owner = await signIn(h, app.public_token, 'org-owner@example.com');
+      const member = await signIn(h, app.public_token, 'org-member@example.com');
+      const orgId = (
+        await admin('POST', '/v1/organizations', {
+          name: 'Acme',
+          slug: 'acme-host',
+          owner_user_id: owner.body.user_id,
+        })
+      ).body.organization_id as string;
+      const added = await admin('POST', `/v1/organizations/${orgId}/members`, {
+        user_id: member.body.user_id,
+        roles: ['member'],
+      });
+      expect(added.status).toBe(200);
+      const exchange = async (s: request.Response, organizationId = orgId) => {
+        const res = await request(h)
+          .post(`/auth/v1/organizations/${organizationId}/sessions/exchange`)
+          .set('authorization', `Bearer ${app.public_token}`)
+          .send({ session_token: s.body.session_token });
+        expect(res.status).toBe(200);
+        return res.body as { session_jwt: string; session_token: string };
+      };
+      const get = (path: string, credential: string) =>
+        request(h).get(path).set('authorization', `Bearer ${credential}`);
+
+      // A session in no organization: refused, twice (the second from the JWT verified before).
+      for (let i = 0; i < 2; i++) {
+        expectErrorShape(await get('/org/me', member.body.session_jwt), 403, 'permission_denied');
+        expectErrorShape(await get('/org/invoices', member.body.session_jwt), 403, 'permission_denied');
+      }
+      const asMember = await exchange(member);
+      for (let i = 0; i < 2; i++) {
+        expect((await get('/org/me', asMember.session_jwt)).status).toBe(200);
+        expectErrorShape(await get('/org/invoices', asMember.session_jwt), 403, 'permission_denied');
+        expectErrorShape(await get('/org-token/invoices', asMember.session_token), 403, 'permission_denied');
+        expectErrorShape(await get('/org/named', asMember.session_jwt), 403, 'permission_denied');
+      }
+
+      // Given the role: the old organization session ends (its JWT states the old roles).
+      const patched = await admin('PATCH', `/v1/organizations/${orgId}/members/${added.body.member_id}`, {
+        roles: ['billing'],
+      });
+      expect(patched.status).toBe(200);
+      expectErrorShape(await get('/org/me', asMember.session_jwt), 401, 'session_not_found');
+      const billing = await exchange(await signIn(h, app.public_token, 'org-member@example.com'));
+      for (let i = 0; i < 2; i++) {
+        const res = await get('/org/invoices', billing.session_jwt);
+        expect(res.status).toBe(200);
+        expect(res.body.user_id).toBe(member.body.user_id);
+        expect((await get('/org-token/invoices', billing.session_token)).status).toBe(200);
+      }
+      // The owner's `*` grants every permission; a named organization takes only its own.
+      const asOwner = await exchange(owner);
+      expect((await get('/org/invoices', asOwner.session_jwt)).status).toBe(200);
+      expectErrorShape(await get('/org/named', asOwner.session_jwt), 403, 'permission_denied');
+      await admin('POST', `/v1/organizations/${namedOrg}/members`, {
+        user_id: owner.body.user_id,
+        roles: ['member'],
+      });
+      const inNamed = await exchange(await signIn(h, app.public_token, 'org-owner@example.com'), namedOrg);
+      expect((await get('/org/named', inNamed.session_jwt)).status).toBe(200);
+      expectErrorShape(await get('/org/invoices', inNamed.session_jwt), 403, 'permission_denied');
+
+      // Removed from the organization: its session is over, in jwt mode at once.
+      expect(
+        (await admin('DELETE', `/v1/organizations/${orgId}/members/${added.body.member_id}`)).status,
+      ).toBe(200);
+      expectErrorShape(await get('/org/invoices', billing.session_jwt), 401, 'session_not_found');
     });
 
     it('a revoked session: 401 at once, in token mode and in jwt mode', async () => {

@@ -37,6 +37,8 @@ function resolverFor(latchkey: LatchkeySessions, options: GetSessionOptions) {
     options.cookies,
     options.freshWithin,
     options.factors,
+    options.organization,
+    options.permission,
   ]);
   const resolver = byOptions.get(key) ?? hostSessionResolver(latchkey, options);
   byOptions.set(key, resolver);

@@ -25,6 +25,7 @@ let latchkey: Latchkey;
 let other: Latchkey;
 let appId: string;
 let publicToken: string;
+let secretKey: string;
 let otherAppId: string;
 let jwksServer: Server;
 let jwksBase: string;
@@ -44,10 +45,14 @@ beforeAll(async () => {
   latchkey = createLatchkey({ storage: memoryStorage(), secret: 'next-session-test-secret-0123456789' });
   const app = await latchkey.apps.create({
     name: 'Host',
-    settings: { cors: { allowed_origins: ['https://app.example.com'] } },
+    settings: {
+      cors: { allowed_origins: ['https://app.example.com'] },
+      organizations: { roles: { billing: ['invoices:read'] } },
+    },
   });
   appId = app.app_id;
   publicToken = app.public_token;
+  secretKey = app.secret_key;
   other = createLatchkey({ storage: memoryStorage(), secret: 'other-session-test-secret-0123456789' });
   otherAppId = (await other.apps.create({ name: 'Other' })).app_id;
   // The App's JWKS served over HTTP, as the edge helper fetches it in production.
@@ -134,6 +139,77 @@ describe('withSession', () => {
       401,
       'session_not_found',
     );
+  });
+});
+
+describe('withSession in an organization', () => {
+  const api = async (path: string, body: unknown, key = secretKey) => {
+    const res = await latchkey.fetch(
+      new Request(`http://latchkey.test${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
+    expect(res.status).toBe(200);
+    return (await res.json()) as Record<string, any>;
+  };
+  const invoices = (mode: 'jwt' | 'token') =>
+    withSession(latchkey, (_req, auth) => Response.json({ roles: auth.roles }), {
+      mode,
+      permission: 'invoices:read',
+    });
+  const call = (handler: ReturnType<typeof invoices>, credential: string) =>
+    handler(new Request(`${ORIGIN}/invoices`, { headers: bearer(credential) }), {});
+
+  it('403 permission_denied without an organization session or the permission; 200 with it, in both modes', async () => {
+    const owner = await signIn(latchkey, appId, 'next-org-owner@example.com');
+    const member = await signIn(latchkey, appId, 'next-org-member@example.com');
+    const org = await api('/v1/organizations', {
+      name: 'Acme',
+      slug: 'acme-next',
+      owner_user_id: owner.userId,
+    });
+    await api(`/v1/organizations/${org.organization_id}/members`, {
+      user_id: member.userId,
+      roles: ['member'],
+    });
+    const exchange = (s: { token: string }) =>
+      api(
+        `/v1/organizations/${org.organization_id}/sessions/exchange`,
+        { session_token: s.token },
+        publicToken,
+      );
+
+    for (const mode of ['jwt', 'token'] as const) {
+      await expectError(await call(invoices(mode), owner.jwt), 403, 'permission_denied');
+    }
+    const asMember = await exchange(member);
+    for (const mode of ['jwt', 'token'] as const) {
+      for (let i = 0; i < 2; i++)
+        await expectError(await call(invoices(mode), asMember.session_jwt), 403, 'permission_denied');
+    }
+    expect(
+      await getSession(latchkey, { headers: bearer(asMember.session_jwt) }, { permission: 'invoices:read' }),
+    ).toBeNull();
+    expect(
+      (
+        await getSession(
+          latchkey,
+          { headers: bearer(asMember.session_jwt) },
+          { organization: org.organization_id },
+        )
+      )?.organization_id,
+    ).toBe(org.organization_id);
+
+    const asOwner = await exchange(owner);
+    for (const mode of ['jwt', 'token'] as const) {
+      for (let i = 0; i < 2; i++) {
+        const ok = await call(invoices(mode), asOwner.session_jwt);
+        expect(ok.status).toBe(200);
+        expect(await ok.json()).toEqual({ roles: ['owner'] });
+      }
+    }
   });
 });
 
