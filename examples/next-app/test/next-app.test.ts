@@ -359,10 +359,17 @@ describe.skipIf(!existsSync(CHROMIUM))('the home page in Chromium (@latchkey/rea
         return res.json();
       };
       const stamp = Date.now();
-      const owned = await post('/v1/organizations', { name: 'Owned', slug: `owned-${stamp}`, owner_user_id: userId });
+      const owned = await post('/v1/organizations', {
+        name: 'Owned',
+        slug: `owned-${stamp}`,
+        owner_user_id: userId,
+      });
       const plain = await post('/v1/organizations', { name: 'Plain', slug: `plain-${stamp}` });
       const billing = await post('/v1/organizations', { name: 'Billing', slug: `billing-${stamp}` });
-      await post(`/v1/organizations/${plain.organization_id}/members`, { user_id: userId, roles: ['member'] });
+      await post(`/v1/organizations/${plain.organization_id}/members`, {
+        user_id: userId,
+        roles: ['member'],
+      });
       const billingMember = await post(`/v1/organizations/${billing.organization_id}/members`, {
         user_id: userId,
         roles: ['billing'],
@@ -404,10 +411,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the home page in Chromium (@latchkey/rea
       await expect.poll(() => current.textContent(), { timeout: 20_000 }).toBe(billing.organization_id);
 
       // Removed from the organization: its session ends, in this process at once even in jwt mode.
-      const removed = await api(`/v1/organizations/${billing.organization_id}/members/${billingMember.member_id}`, {
-        method: 'DELETE',
-        headers: withKey(),
-      });
+      const removed = await api(
+        `/v1/organizations/${billing.organization_id}/members/${billingMember.member_id}`,
+        {
+          method: 'DELETE',
+          headers: withKey(),
+        },
+      );
       expect(removed.status).toBe(200);
       expect((await invoices()).status).toBe(401);
       expect(errors).toEqual([]);

@@ -23,7 +23,8 @@ function held(core: ClientCore) {
     throw new LatchkeyClientError({
       status: 0,
       error_type: 'session_required',
-      message: 'Sign in first: the client holds no session to exchange (in cookie mode, exchange through the host).',
+      message:
+        'Sign in first: the client holds no session to exchange (in cookie mode, exchange through the host).',
     });
   return credential;
 }

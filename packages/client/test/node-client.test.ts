@@ -64,7 +64,10 @@ describe('@latchkey/client in Node', () => {
     const other = await latchkey.organizations.create(app.app_id, { name: 'Other', slug: 'other-client' });
 
     const switched = await lk.organizations.switchTo(org.organization_id);
-    expect(lk.session.get()).toMatchObject({ user_id: before.user_id, session_token: switched.session_token });
+    expect(lk.session.get()).toMatchObject({
+      user_id: before.user_id,
+      session_token: switched.session_token,
+    });
     expect(switched.session_token).not.toBe(before.session_token);
     const check = await latchkey.sessions.check({
       app_id: app.app_id,
@@ -82,7 +85,9 @@ describe('@latchkey/client in Node', () => {
     expect(refused).toMatchObject({ status: 403, error_type: 'not_a_member' });
     expect(lk.session.get()?.session_token).toBe(switched.session_token);
     await lk.session.signOut();
-    expect((await caught(lk.organizations.switchTo(org.organization_id))).error_type).toBe('session_required');
+    expect((await caught(lk.organizations.switchTo(org.organization_id))).error_type).toBe(
+      'session_required',
+    );
     lk.close();
   });
 

@@ -50,7 +50,9 @@ function Switcher({ organizations, current }: { organizations: Listed[]; current
         ))}
       </ul>
       {organization.error && (
-        <p id="switch-error">{(organization.error as { error_type?: string }).error_type ?? organization.error.message}</p>
+        <p id="switch-error">
+          {(organization.error as { error_type?: string }).error_type ?? organization.error.message}
+        </p>
       )}
     </section>
   );
