@@ -34,7 +34,7 @@ function SessionState() {
       </p>
       {session.status === 'signed-in' && (
         <p>
-          <a href="/account">Account page</a>{' '}
+          <a href="/account">Account page</a> <a href="/organizations">Organizations</a>{' '}
           <button type="button" id="sign-out" onClick={() => session.signOut().catch(() => undefined)}>
             Sign out
           </button>

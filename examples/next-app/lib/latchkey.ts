@@ -73,7 +73,11 @@ function secret(): string {
 }
 
 async function createDemoApp(latchkey: Latchkey): Promise<DemoAppKeys> {
-  const { app_id, secret_key, public_token } = await latchkey.apps.create({ name: 'Next.js demo' });
+  const { app_id, secret_key, public_token } = await latchkey.apps.create({
+    name: 'Next.js demo',
+    // A role of the App's own beside owner, admin and member: /api/invoices asks for its permission.
+    settings: { organizations: { roles: { billing: ['invoices:read'] } } },
+  });
   const keys: DemoAppKeys = { app_id, secret_key, public_token };
   const dir = dataDir();
   const file = path.join(dir, 'demo-app.json');

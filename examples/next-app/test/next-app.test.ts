@@ -324,4 +324,105 @@ describe.skipIf(!existsSync(CHROMIUM))('the home page in Chromium (@latchkey/rea
       await browser.close();
     }
   }, 120_000);
+
+  it('organization switcher: trades the session for one scoped to the chosen organization; /api/invoices follows its roles', async () => {
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (err) => errors.push(err.message));
+      const status = page.locator('#session-status');
+      await page.goto(`${server!.url}/`);
+      await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe('signed-out');
+      const email = `ada-orgs-${Date.now()}@example.com`;
+      await page.fill('#email', email);
+      await page.click('#send-code');
+      await page.waitForSelector('#code');
+      await page.fill('#code', (await codeSentTo(email))!);
+      await page.click('#verify-code');
+      await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe('signed-in');
+      const userId = (await page.locator('#session-user').textContent())!;
+
+      // Three organizations made with the secret key: owner of one, a plain member of one, and
+      // holding the demo App's own `billing` role (invoices:read) in the third.
+      const post = async (p: string, body: unknown) => {
+        const res = await api(p, {
+          method: 'POST',
+          headers: withKey({ 'content-type': 'application/json' }),
+          body: JSON.stringify(body),
+        });
+        expect(res.status).toBe(200);
+        return res.json();
+      };
+      const stamp = Date.now();
+      const owned = await post('/v1/organizations', {
+        name: 'Owned',
+        slug: `owned-${stamp}`,
+        owner_user_id: userId,
+      });
+      const plain = await post('/v1/organizations', { name: 'Plain', slug: `plain-${stamp}` });
+      const billing = await post('/v1/organizations', { name: 'Billing', slug: `billing-${stamp}` });
+      await post(`/v1/organizations/${plain.organization_id}/members`, {
+        user_id: userId,
+        roles: ['member'],
+      });
+      const billingMember = await post(`/v1/organizations/${billing.organization_id}/members`, {
+        user_id: userId,
+        roles: ['billing'],
+      });
+
+      const invoices = () =>
+        page.evaluate(async () => {
+          const res = await fetch('/api/invoices');
+          return { status: res.status, body: await res.json() };
+        });
+      const current = page.locator('#current-organization');
+      const switchTo = async (organizationId: string) => {
+        await page.click(`#switch-${organizationId}`);
+        await expect.poll(() => current.textContent(), { timeout: 20_000 }).toBe(organizationId);
+      };
+
+      await page.click('a[href="/organizations"]');
+      await page.waitForURL(`${server!.url}/organizations`);
+      expect(await current.textContent()).toBe('none');
+      expect(await page.locator('li').count()).toBe(3);
+      // No organization in the session: refused before any role is looked at.
+      expect(await invoices()).toMatchObject({ status: 403, body: { error_type: 'permission_denied' } });
+
+      await switchTo(owned.organization_id);
+      expect(await page.locator('#current-roles').textContent()).toBe('owner');
+      expect(await invoices()).toMatchObject({
+        status: 200,
+        body: { organization_id: owned.organization_id, roles: ['owner'] },
+      });
+
+      await switchTo(plain.organization_id);
+      expect(await page.locator('#current-roles').textContent()).toBe('member');
+      expect(await invoices()).toMatchObject({ status: 403, body: { error_type: 'permission_denied' } });
+
+      await switchTo(billing.organization_id);
+      expect(await invoices()).toMatchObject({ status: 200, body: { roles: ['billing'] } });
+      // The browser holds the traded session, and a reload keeps the organization.
+      await page.reload();
+      await expect.poll(() => current.textContent(), { timeout: 20_000 }).toBe(billing.organization_id);
+
+      // Removed from the organization: its session ends, in this process at once even in jwt mode.
+      const removed = await api(
+        `/v1/organizations/${billing.organization_id}/members/${billingMember.member_id}`,
+        {
+          method: 'DELETE',
+          headers: withKey(),
+        },
+      );
+      expect(removed.status).toBe(200);
+      expect((await invoices()).status).toBe(401);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 });

@@ -51,6 +51,46 @@ describe('@latchkey/client in Node', () => {
     lk.close();
   });
 
+  it('switches into an organization: holds the scoped session, whose roles the server reads; refuses a non-member', async () => {
+    const lk = createLatchkeyClient({ publicToken: app.public_token, baseUrl, fetch: inProcess });
+    const email = 'org-member@example.com';
+    const { method_id } = await lk.otps.email.loginOrCreate({ email });
+    const before = await lk.otps.verify({ method_id, otp: sent.filter((m) => m.to === email).at(-1)!.code! });
+    const org = await latchkey.organizations.create(app.app_id, {
+      name: 'Acme',
+      slug: 'acme-client',
+      owner_user_id: before.user_id,
+    });
+    const other = await latchkey.organizations.create(app.app_id, { name: 'Other', slug: 'other-client' });
+
+    const switched = await lk.session.switchOrganization(org.organization_id);
+    expect(lk.session.get()).toMatchObject({
+      user_id: before.user_id,
+      session_token: switched.session_token,
+    });
+    expect(switched.session_token).not.toBe(before.session_token);
+    const check = await latchkey.sessions.check({
+      app_id: app.app_id,
+      session_token: switched.session_token!,
+      mode: 'token',
+    });
+    expect(check).toMatchObject({ organization_id: org.organization_id, roles: ['owner'] });
+    // The session sent was traded, not kept beside the new one.
+    const old = await caught(
+      lk.call('post /v1/auth/sessions/authenticate', { body: { session_token: before.session_token! } }),
+    );
+    expect(old).toMatchObject({ status: 401, error_type: 'session_not_found' });
+
+    const refused = await caught(lk.session.switchOrganization(other.organization_id));
+    expect(refused).toMatchObject({ status: 403, error_type: 'not_a_member' });
+    expect(lk.session.get()?.session_token).toBe(switched.session_token);
+    await lk.session.signOut();
+    expect((await caught(lk.session.switchOrganization(org.organization_id))).error_type).toBe(
+      'session_required',
+    );
+    lk.close();
+  });
+
   it("lists the user's devices, signs out one, then all the others, keeping this one", async () => {
     const email = 'devices@example.com';
     const device = async () => {

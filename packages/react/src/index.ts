@@ -11,6 +11,7 @@ export type {
   TotpEnrolment,
 } from '@latchkey/client';
 export { type MagicLinkStep, useMagicLink } from './ceremonies/magic-link.js';
+export { type OrganizationStep, useOrganizationSwitch } from './ceremonies/organization.js';
 export { type OtpStep, useOtpSignIn } from './ceremonies/otp.js';
 export { type PasskeyStep, usePasskey } from './ceremonies/passkey.js';
 export { type TotpStep, useTotp } from './ceremonies/totp.js';
