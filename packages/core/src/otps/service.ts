@@ -1,5 +1,5 @@
 import { type Channel, channelOfMethodId, channels, contactRepo } from '../contacts/channels.js';
-import { findOrCreateByContact } from '../contacts/find-or-create.js';
+import { type FindOrCreateStep, findOrCreateByContact } from '../contacts/find-or-create.js';
 import { timingSafeEqual, utf8 } from '../crypto/encoding.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
@@ -14,7 +14,7 @@ import { emailFactorMethod, type Factor, phoneNumberFactorMethod } from '../shar
 import { completeSignIn, contactOwner } from '../sign-in/complete.js';
 import type { ContactRecord } from '../users/repo.js';
 import { otpCodeFor } from './code.js';
-import type { OtpConsumeFailure } from './repo.js';
+import type { OtpConsumeFailure, OtpRecord } from './repo.js';
 import type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './schema.js';
 
 export interface SendInput {
@@ -68,9 +68,29 @@ export function otpService(k: Kernel, sessions: SessionService) {
       : null;
   }
 
+  /** A new code for the contact, not yet stored: the record to store, and the code to send. */
+  function newCode(appId: string, contact: ContactRecord, input: SendInput, minutes: number, now: number) {
+    const id = k.id('otp');
+    const code = otpCodeFor(k.hasher, id);
+    const record: OtpRecord = {
+      id,
+      app_id: appId,
+      method_id: contact.id,
+      user_id: contact.user_id,
+      code_hash: hashCode(contact.id, code),
+      attempts: 0,
+      expires_at: now + minutes * 60,
+      used_at: null,
+      device_fingerprint: input.device_fingerprint ?? null,
+      created_at: now,
+    };
+    return { code, minutes, record };
+  }
+
   /**
    * Sends the contact its live code, or stores a new one and sends that; `checkAllowed` has
    * passed. `fresh`: the contact was created by this call, so it has no code yet to look for.
+   * `stored`: the code the call that created the contact stored with it.
    */
   async function deliver(
     appId: string,
@@ -78,30 +98,19 @@ export function otpService(k: Kernel, sessions: SessionService) {
     contact: ContactRecord,
     input: SendInput,
     fresh = false,
+    stored?: { code: string; minutes: number },
   ) {
     const app = await k.app(appId);
     const now = k.now();
-    let minutes = input.expiration_minutes ?? app.settings.otp.expires_in_minutes;
-    const live = fresh ? null : await liveCode(appId, contact.id, app.settings.otp.max_attempts, now);
-    let code: string;
-    if (live) {
-      ({ code, minutes } = live);
-    } else {
-      const id = k.id('otp');
-      code = otpCodeFor(k.hasher, id);
-      await k.storage.otps.replace({
-        id,
-        app_id: appId,
-        method_id: contact.id,
-        user_id: contact.user_id,
-        code_hash: hashCode(contact.id, code),
-        attempts: 0,
-        expires_at: now + minutes * 60,
-        used_at: null,
-        device_fingerprint: input.device_fingerprint ?? null,
-        created_at: now,
-      });
-    }
+    const storeNew = async () => {
+      const minutes = input.expiration_minutes ?? app.settings.otp.expires_in_minutes;
+      const made = newCode(appId, contact, input, minutes, now);
+      await k.storage.otps.replace(made.record);
+      return made;
+    };
+    const kept =
+      stored ?? (fresh ? null : await liveCode(appId, contact.id, app.settings.otp.max_attempts, now));
+    const { code, minutes } = kept ?? (await storeNew());
     const values = { app_name: app.name, code, minutes: String(minutes) };
     const m = app.settings.messages;
     const message: OutboundMessage =
@@ -124,6 +133,31 @@ export function otpService(k: Kernel, sessions: SessionService) {
             text: renderTemplate(m.otp_email_text, values),
           };
     await k.sender.send(message);
+  }
+
+  /**
+   * Where the repo can, the find-or-create that stores a new contact's first code in the same
+   * step (one statement on Postgres instead of two); `stored` hears of the code when it was.
+   * Undefined when the repo cannot: the code is stored after, as for a found contact.
+   */
+  async function withFirstCode(
+    appId: string,
+    channel: Channel,
+    input: SendInput,
+    stored: (code: { code: string; minutes: number }) => void,
+  ) {
+    const repo = contactRepo(k.storage, channel);
+    const oneStep = repo.findOrCreateWithUserAndOtp?.bind(repo);
+    if (!oneStep) return undefined;
+    const app = await k.app(appId);
+    const minutes = input.expiration_minutes ?? app.settings.otp.expires_in_minutes;
+    const step: FindOrCreateStep = async (user, contact) => {
+      const made = newCode(appId, contact, input, minutes, k.now());
+      const found = await oneStep(user, contact, made.record);
+      if (found.user_created) stored(made);
+      return found;
+    };
+    return step;
   }
 
   /**
@@ -203,12 +237,16 @@ export function otpService(k: Kernel, sessions: SessionService) {
     ): Promise<SendOtpResponse> {
       const channel = channels[channelName];
       const address = await channel.normalize(input.address);
+      let stored: { code: string; minutes: number } | undefined;
       // Before the user is created: a refused send must not leave one behind.
       await checkAllowed(appId, channel, address);
       const { contact, user_created } = await findOrCreateByContact(k, appId, channel, address, {
         pending: input.create_user_as_pending ?? false,
+        together: await withFirstCode(appId, channel, input, (code) => {
+          stored = code;
+        }),
       });
-      await deliver(appId, channel, contact, input, user_created);
+      await deliver(appId, channel, contact, input, user_created, user_created ? stored : undefined);
       return response(channel, contact, { user_created });
     },
 
