@@ -4,7 +4,7 @@ import { newSecret } from '../crypto/ids.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import { renderHtmlTemplate, renderTemplate } from '../messages/template.js';
-import { checkSendLimits } from '../rate-limits/send-limits.js';
+import { checkSendLimits, type PendingHit } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
 import { deviceRequirement } from '../shared/device-match.js';
 import { emailFactorMethod, type Factor } from '../shared/factor.js';
@@ -35,9 +35,14 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
   return {
     /**
      * Emails a sign-in link: a registration link to a new address (the user is created) or to a
-     * user still pending verification, a login link otherwise.
+     * user still pending verification, a login link otherwise. `limits.also`: a window of this
+     * request counted with the send's own, in the same step (the route's).
      */
-    async loginOrCreate(appId: string, input: MagicLinkLoginOrCreateRequest) {
+    async loginOrCreate(
+      appId: string,
+      input: MagicLinkLoginOrCreateRequest,
+      limits: { also?: PendingHit | undefined } = {},
+    ) {
       const app = await k.app(appId);
       const channel = channels.email;
       const address = await channel.normalize(input.email);
@@ -82,7 +87,7 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
       let contact: Awaited<ReturnType<typeof findOrCreateByContact>>['contact'];
       let user_created: boolean;
       if (typeof urls.login === 'string' && typeof urls.signup === 'string') {
-        await checkSendLimits(k, app, address);
+        await checkSendLimits(k, app, address, 'email', limits.also);
         const found = await findOrCreateByContact(k, appId, channel, address, {
           pending: input.verification_required ?? false,
           together,
@@ -103,7 +108,7 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
         kind = existingUser?.status === 'active' ? 'login' : 'signup';
         const refused = urls[kind];
         if (typeof refused !== 'string') throw refused;
-        await checkSendLimits(k, app, address);
+        await checkSendLimits(k, app, address, 'email', limits.also);
         ({ contact, user_created } = existing
           ? { contact: existing, user_created: false }
           : await findOrCreateByContact(k, appId, channel, address, {

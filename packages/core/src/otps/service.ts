@@ -6,7 +6,7 @@ import type { Kernel } from '../kernel.js';
 import { checkSmsDestination } from '../messages/sms-policy.js';
 import { renderTemplate } from '../messages/template.js';
 import type { OutboundMessage } from '../ports/sender.js';
-import { checkSendLimits } from '../rate-limits/send-limits.js';
+import { checkSendLimits, type PendingHit } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
 import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
 import { deviceRequirement } from '../shared/device-match.js';
@@ -47,10 +47,10 @@ export function otpService(k: Kernel, sessions: SessionService) {
    * Whether a message may go to this address: the App's SMS destinations, then its message
    * limits. Called before anything is written, so a refused call leaves no user, contact or code.
    */
-  async function checkAllowed(appId: string, channel: Channel, address: string) {
+  async function checkAllowed(appId: string, channel: Channel, address: string, also?: PendingHit) {
     const app = await k.app(appId);
     if (channel.name === 'sms') await checkSmsDestination(app.settings.sms, address);
-    await checkSendLimits(k, app, address, channel.name);
+    await checkSendLimits(k, app, address, channel.name, also);
   }
 
   /**
@@ -229,17 +229,21 @@ export function otpService(k: Kernel, sessions: SessionService) {
       return response(channel, contact);
     },
 
-    /** Sends a code to an address, creating the user when the App has none with it. */
+    /**
+     * Sends a code to an address, creating the user when the App has none with it. `limits.also`:
+     * a window of this request counted with the send's own, in the same step (the route's).
+     */
     async loginOrCreate(
       appId: string,
       channelName: keyof typeof channels,
       input: LoginOrCreateInput,
+      limits: { also?: PendingHit | undefined } = {},
     ): Promise<SendOtpResponse> {
       const channel = channels[channelName];
       const address = await channel.normalize(input.address);
       let stored: { code: string; minutes: number } | undefined;
       // Before the user is created: a refused send must not leave one behind.
-      await checkAllowed(appId, channel, address);
+      await checkAllowed(appId, channel, address, limits.also);
       const { contact, user_created } = await findOrCreateByContact(k, appId, channel, address, {
         pending: input.create_user_as_pending ?? false,
         together: await withFirstCode(appId, channel, input, (code) => {
