@@ -168,7 +168,10 @@ export type { OutboundMessage, Sender } from './ports/sender.js';
 export type { Storage } from './ports/storage.js';
 export type { RateLimitRepo } from './rate-limits/repo.js';
 export type { RouteRule } from './rate-limits/route-rules.js';
+export type { PendingHit } from './rate-limits/send-limits.js';
 export { storageRateLimiter } from './rate-limits/storage-rate-limiter.js';
+// Also brings in the ContactRepo methods it declares, for storages that write a send in one step.
+export type { FirstWrite } from './sends/repo.js';
 export { deviceLabel } from './sessions/device-label.js';
 export type { SessionClaims, VerifySessionJwtOptions } from './sessions/jwt.js';
 export { DEFAULT_JWT_ISSUER, verifySessionJwt } from './sessions/jwt.js';

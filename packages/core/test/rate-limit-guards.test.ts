@@ -156,6 +156,92 @@ describe('route limits: HEAD', () => {
   });
 });
 
+/**
+ * The send routes count their route window in the same step as the send's windows (one
+ * statement on Postgres); any call that does not get that far has it counted after the route.
+ * Either way each request is counted once, and a request over the limit is answered 429 before
+ * anything else about it.
+ */
+describe('route window counted with the send', () => {
+  const routes = [
+    { path: '/v1/auth/otps/email/login_or_create', good: () => ({ email: `u${Math.random()}@example.com` }) },
+    {
+      path: '/v1/auth/otps/sms/login_or_create',
+      good: () => ({ phone_number: `+1415555${1000 + Math.floor(Math.random() * 8999)}` }),
+    },
+    {
+      path: '/v1/auth/magic_links/email/login_or_create',
+      good: () => ({ email: `u${Math.random()}@example.com` }),
+    },
+  ];
+  const limited = async () => {
+    const { latchkey } = testLatchkey();
+    const t = await testApp(latchkey);
+    await latchkey.apps.updateSettings(t.app_id, {
+      rate_limits: { public_routes: { send: { limit: 3 } } },
+      redirect_urls: {
+        login: ['https://x.test/l'],
+        signup: ['https://x.test/s'],
+        default_login: 'https://x.test/l',
+        default_signup: 'https://x.test/s',
+      },
+    });
+    return t;
+  };
+
+  it.each(routes)('$path: a request that sends is counted once', async ({ path, good }) => {
+    const t = await limited();
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push(await request(t, path, t.public_token, good(), '192.0.2.1'));
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    // Another caller is counted apart.
+    expect(await request(t, path, t.public_token, good(), '192.0.2.2')).toBe(200);
+  });
+
+  it.each(routes)(
+    '$path: a bad body is counted once too, and over the limit it gets 429',
+    async ({ path, good }) => {
+      const t = await limited();
+      const bad = { email: 'not an address', phone_number: 'nope' };
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push(await request(t, path, t.public_token, bad, '192.0.2.1'));
+      expect(statuses).toEqual([400, 400, 400]);
+      expect(await request(t, path, t.public_token, bad, '192.0.2.1')).toBe(429);
+      expect(await request(t, path, t.public_token, good(), '192.0.2.1')).toBe(429);
+    },
+  );
+
+  it('counts a call refused after its body was read (a redirect off the list), once', async () => {
+    const t = await limited();
+    const path = '/v1/auth/magic_links/email/login_or_create';
+    const refused = () => ({
+      email: `u${Math.random()}@example.com`,
+      signup_redirect_url: 'https://evil.test/',
+    });
+    const statuses = [];
+    for (let i = 0; i < 2; i++) statuses.push(await request(t, path, t.public_token, refused(), '192.0.2.1'));
+    expect(statuses[0]).toBeGreaterThanOrEqual(400);
+    expect(statuses[0]).toBeLessThan(429);
+    expect(
+      await request(t, path, t.public_token, { email: `u${Math.random()}@example.com` }, '192.0.2.1'),
+    ).toBe(200);
+    expect(await request(t, path, t.public_token, refused(), '192.0.2.1')).toBe(429);
+  });
+
+  it('answers the route window refusal, not the send windows, when both refuse', async () => {
+    const t = await limited();
+    await t.latchkey.apps.updateSettings(t.app_id, {
+      rate_limits: { public_routes: { send: { limit: 3 } }, per_destination: { limit: 1 } },
+    });
+    const path = '/v1/auth/otps/email/login_or_create';
+    const body = { email: 'same@example.com' };
+    expect(await request(t, path, t.public_token, body, '192.0.2.1')).toBe(200);
+    expect(await request(t, path, t.public_token, body, '192.0.2.1')).toBe(429); // per destination
+    expect(await request(t, path, t.public_token, { email: 'other@example.com' }, '192.0.2.1')).toBe(200);
+    expect(await request(t, path, t.public_token, { email: 'third@example.com' }, '192.0.2.1')).toBe(429); // route
+  });
+});
+
 describe('send limits', () => {
   it('count a destination per App: one App spending its limit leaves another alone', async () => {
     const { latchkey } = testLatchkey();

@@ -76,6 +76,24 @@ const cases: Case[] = [
       ['a', 'x@y', 'c', 'u', 7, 1, 'u', 'a', null, 'pending', 1, 1, undefined],
       { table, events: false },
     ],
+    [
+      `${table} find or create with the first code`,
+      contacts.findOrCreate,
+      [
+        ...['a', 'x@y', 'c', 'u', null, 1, 'u', 'a', null, 'active', 1, 1, events],
+        ...['o', 'a', 'h', 0, 600, null, '{"ip":"192.0.2.1"}', 1],
+      ],
+      { table, events: true, first: 'otp' },
+    ],
+    [
+      `${table} find or create with the first link, no events`,
+      contacts.findOrCreate,
+      [
+        ...['a', 'x@y', 'c', 'u', null, 1, 'u', 'a', null, 'pending', 1, 1, undefined],
+        ...['m', 'a', 'th', 'signup', 3600, null, 0, null, 1],
+      ],
+      { table, events: false, first: 'link' },
+    ],
     [`${table} by address`, contacts.byAddress, ['a', 'x@y'], table],
     [`${table} verified`, contacts.markVerified, [9, 'a', 'c'], table],
   ]),

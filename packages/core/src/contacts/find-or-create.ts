@@ -4,6 +4,9 @@ import type { ContactRecord, FoundOrCreated, UserRecord, UserStatus } from '../u
 import { type Channel, contactRepo } from './channels.js';
 import { newUserRecords } from './new-user-records.js';
 
+/** A one-step find-or-create of a new user and contact, as ContactRepo.findOrCreateWithUser. */
+export type FindOrCreateStep = (user: UserRecord, contact: ContactRecord) => Promise<FoundOrCreated>;
+
 /**
  * The contact with this address and its user, both created when the App has no such address.
  * Safe under concurrent calls: of racing creators one wins and the rest get its contact.
@@ -11,17 +14,24 @@ import { newUserRecords } from './new-user-records.js';
  * (a concurrent creator still makes this call answer with the winner's contact).
  * `user_status`: the contact's user's status when the repo's one step saw it (the created user's
  * own when it created); absent when the caller must read the user to know it.
+ * `together`: a one-step find-or-create that also writes what the caller sends a new contact
+ * (its first code or link), used in place of the repo's own; `user_created` then says that was
+ * written.
  */
 export async function findOrCreateByContact(
   k: Kernel,
   appId: string,
   channel: Channel,
   address: string,
-  options: { pending: boolean; absent?: boolean },
+  options: {
+    pending: boolean;
+    absent?: boolean;
+    together?: FindOrCreateStep | undefined;
+  },
 ): Promise<{ contact: ContactRecord; user_created: boolean; user_status?: UserStatus | null }> {
   const repo = contactRepo(k.storage, channel);
   // A repo that finds or creates in one step reads the address itself: no lookup first.
-  const oneStep = repo.findOrCreateWithUser?.bind(repo);
+  const oneStep = options.together ?? repo.findOrCreateWithUser?.bind(repo);
   const existing = options.absent || oneStep ? null : await repo.findByAddress(appId, address);
   if (existing) return { contact: existing, user_created: false };
   const { user, contact } = newUserRecords(

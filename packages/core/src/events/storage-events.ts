@@ -67,6 +67,15 @@ const contactRules = (noun: 'email' | 'phone_number', idField: 'email_id' | 'pho
       events: (r: FoundOrCreated, u: UserRecord, c: ContactRecord) => (r.user_created ? created(u, c) : none),
       together: { method: 'findOrCreateWithUserAndEvents', expected: created },
     },
+    // The same, with the new contact's first code or link written by that one step too.
+    findOrCreateWithUserAndOtp: {
+      events: (r: FoundOrCreated, u: UserRecord, c: ContactRecord) => (r.user_created ? created(u, c) : none),
+      together: { method: 'findOrCreateWithUserOtpAndEvents', expected: created },
+    },
+    findOrCreateWithUserAndLink: {
+      events: (r: FoundOrCreated, u: UserRecord, c: ContactRecord) => (r.user_created ? created(u, c) : none),
+      together: { method: 'findOrCreateWithUserLinkAndEvents', expected: created },
+    },
     insert: {
       events: (r: { inserted: boolean }, c: ContactRecord) =>
         r.inserted ? one(c.app_id, `${noun}.added`, data(c)) : none,

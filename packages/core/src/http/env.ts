@@ -10,6 +10,11 @@ export interface HttpVariables {
   requestId: string;
   /** Set when the answer is an error: its `error_type` (read by the request span). */
   errorType: ErrorType;
+  /**
+   * Set by a check that has work left for after the route (a deferred rate-limit hit): run once
+   * the route has answered; an error it throws replaces the answer.
+   */
+  afterRoute: () => Promise<void>;
 }
 
 export interface HttpEnv {

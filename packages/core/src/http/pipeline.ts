@@ -62,6 +62,8 @@ export function requestPipeline(options: PipelineOptions): MiddlewareHandler<Htt
       if (pending) await pending;
     }
     await next();
+    const after = c.get('afterRoute');
+    if (after) await after();
   };
 
   const api = async (c: C, next: Next): Promise<void> => {

@@ -29,6 +29,13 @@ export type RoutePolicy =
        * for a browser navigation (an OAuth start), which carries no header. Never the secret key.
        */
       tokenInQuery?: boolean;
+      /**
+       * The route's rate-limit window is counted by the service's send limits, in the same step
+       * as the send's own windows, when the call gets that far; on any other path (a bad body,
+       * an error before the send's check) the pipeline counts it once the route has answered,
+       * and a refusal still answers 429. Only for routes that write nothing before that check.
+       */
+      limitWithSend?: boolean;
     };
 
 /** The OpenAPI extension the declaration travels in, so the route table reads it from the registry. */

@@ -12,6 +12,8 @@ export interface RouteInfo {
   formBody: boolean;
   /** The public token may come as the `public_token` query parameter. */
   tokenInQuery: boolean;
+  /** The route's window is counted with the send's windows (RoutePolicy `limitWithSend`). */
+  limitWithSend: boolean;
 }
 
 /** A route served outside the OpenAPI registry (the document itself), with its policy. */
@@ -61,6 +63,7 @@ export function routeTable(app: HttpApp, undocumented: UndocumentedRoute[] = [])
       rate: policy.key === 'public' ? policy.rate : undefined,
       formBody: policy.key === 'open' && policy.body === 'form',
       tokenInQuery: policy.key === 'public' && policy.tokenInQuery === true,
+      limitWithSend: policy.key === 'public' && policy.limitWithSend === true,
     }));
   };
   // Answers for paths that name a route without parameters, remembered: those are bounded by
@@ -79,6 +82,7 @@ export function routeTable(app: HttpApp, undocumented: UndocumentedRoute[] = [])
       rate: found.rate,
       formBody: found.formBody,
       tokenInQuery: found.tokenInQuery,
+      limitWithSend: found.limitWithSend,
     };
     if (found && !found.key.includes('{')) literal.set(memoKey, info);
     return info;

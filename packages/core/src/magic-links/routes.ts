@@ -16,7 +16,8 @@ const loginOrCreate = createRoute({
   path: '/v1/auth/magic_links/email/login_or_create',
   tags: ['magic links'],
   summary: 'Email a login link, or a registration link when the address is new (the user is created)',
-  ...policy({ key: 'public', rate: 'send' }),
+  // Its window is counted with the send's windows, in one step.
+  ...policy({ key: 'public', rate: 'send', limitWithSend: true }),
   request: jsonBody(magicLinkLoginOrCreateRequestSchema),
   responses: {
     200: jsonResponse('The user and email the link went to', magicLinkLoginOrCreateResponseSchema),
@@ -39,7 +40,10 @@ const authenticate = createRoute({
 
 export function registerMagicLinkRoutes(app: HttpApp, magicLinks: MagicLinkService) {
   app.openapi(loginOrCreate, async (c) =>
-    c.json(await magicLinks.loginOrCreate(c.get('app').id, c.req.valid('json')), 200),
+    c.json(
+      await magicLinks.loginOrCreate(c.get('app').id, c.req.valid('json'), { also: c.get('routeHit') }),
+      200,
+    ),
   );
   app.openapi(authenticate, async (c) =>
     c.json(await magicLinks.authenticate(c.get('app').id, c.req.valid('json')), 200),

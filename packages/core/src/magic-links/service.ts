@@ -1,16 +1,16 @@
 import { channels } from '../contacts/channels.js';
-import { findOrCreateByContact } from '../contacts/find-or-create.js';
+import { type FindOrCreateStep, findOrCreateByContact } from '../contacts/find-or-create.js';
 import { newSecret } from '../crypto/ids.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import { renderHtmlTemplate, renderTemplate } from '../messages/template.js';
-import { checkSendLimits } from '../rate-limits/send-limits.js';
+import { checkSendLimits, type PendingHit } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
 import { deviceRequirement } from '../shared/device-match.js';
 import { emailFactorMethod, type Factor } from '../shared/factor.js';
 import { chooseRedirect, withToken } from '../shared/redirect-url.js';
 import { completeSignIn, contactOwner } from '../sign-in/complete.js';
-import type { MagicLinkConsumeFailure, MagicLinkKind } from './repo.js';
+import type { MagicLinkConsumeFailure, MagicLinkKind, MagicLinkRecord } from './repo.js';
 import type {
   MagicLinkAuthenticateRequest,
   MagicLinkAuthenticateResponse,
@@ -35,9 +35,14 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
   return {
     /**
      * Emails a sign-in link: a registration link to a new address (the user is created) or to a
-     * user still pending verification, a login link otherwise.
+     * user still pending verification, a login link otherwise. `limits.also`: a window of this
+     * request counted with the send's own, in the same step (the route's).
      */
-    async loginOrCreate(appId: string, input: MagicLinkLoginOrCreateRequest) {
+    async loginOrCreate(
+      appId: string,
+      input: MagicLinkLoginOrCreateRequest,
+      limits: { also?: PendingHit | undefined } = {},
+    ) {
       const app = await k.app(appId);
       const channel = channels.email;
       const address = await channel.normalize(input.email);
@@ -45,13 +50,47 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
       // when both are fine, the kind comes from the find-or-create itself and the address is not
       // read first (one round trip fewer on every send).
       const urls = redirectsOf(app.settings.redirect_urls, input);
+      // Drawn when first needed, after the new user's ids, as it always was.
+      let token: string | undefined;
+      const tokenOf = () => (token ??= newSecret('', k.random, 32));
+      const minutesOf = (kind: MagicLinkKind) =>
+        (kind === 'login' ? input.login_expiration_minutes : input.signup_expiration_minutes) ??
+        DEFAULT_EXPIRATION_MINUTES;
+      const linkOf = (contact: { id: string; user_id: string }, kind: MagicLinkKind): MagicLinkRecord => {
+        const now = k.now();
+        return {
+          id: k.id('magic'),
+          app_id: appId,
+          user_id: contact.user_id,
+          email_id: contact.id,
+          token_hash: hashToken(tokenOf()),
+          kind,
+          expires_at: now + minutesOf(kind) * 60,
+          used_at: null,
+          attempts: 0,
+          device_fingerprint: input.device_fingerprint ?? null,
+          created_at: now,
+        };
+      };
+      // Where the repo can, a new address's link (a signup link) is inserted by the same step
+      // that creates its user and contact: one statement on Postgres instead of two.
+      const oneStep = k.storage.emails.findOrCreateWithUserAndLink?.bind(k.storage.emails);
+      let linkStored = false;
+      const together: FindOrCreateStep | undefined =
+        oneStep &&
+        (async (user, contact) => {
+          const found = await oneStep(user, contact, linkOf(contact, 'signup'));
+          linkStored = found.user_created;
+          return found;
+        });
       let kind: MagicLinkKind;
       let contact: Awaited<ReturnType<typeof findOrCreateByContact>>['contact'];
       let user_created: boolean;
       if (typeof urls.login === 'string' && typeof urls.signup === 'string') {
-        await checkSendLimits(k, app, address);
+        await checkSendLimits(k, app, address, 'email', { also: limits.also });
         const found = await findOrCreateByContact(k, appId, channel, address, {
           pending: input.verification_required ?? false,
+          together,
         });
         ({ contact, user_created } = found);
         // A repo that did not say who owns the address: its user is read (one statement more).
@@ -69,35 +108,21 @@ export function magicLinkService(k: Kernel, sessions: SessionService) {
         kind = existingUser?.status === 'active' ? 'login' : 'signup';
         const refused = urls[kind];
         if (typeof refused !== 'string') throw refused;
-        await checkSendLimits(k, app, address);
+        await checkSendLimits(k, app, address, 'email', { also: limits.also });
         ({ contact, user_created } = existing
           ? { contact: existing, user_created: false }
           : await findOrCreateByContact(k, appId, channel, address, {
               pending: input.verification_required ?? false,
               absent: true,
+              together,
             }));
       }
       const url = urls[kind] as string;
 
-      const minutes =
-        (kind === 'login' ? input.login_expiration_minutes : input.signup_expiration_minutes) ??
-        DEFAULT_EXPIRATION_MINUTES;
-      const token = newSecret('', k.random, 32);
-      const now = k.now();
-      await k.storage.magicLinks.insert({
-        id: k.id('magic'),
-        app_id: appId,
-        user_id: contact.user_id,
-        email_id: contact.id,
-        token_hash: hashToken(token),
-        kind,
-        expires_at: now + minutes * 60,
-        used_at: null,
-        attempts: 0,
-        device_fingerprint: input.device_fingerprint ?? null,
-        created_at: now,
-      });
-      const link = withToken(url, token);
+      // Created by this call, the contact's user is new: a signup link, stored with it.
+      if (!(user_created && linkStored)) await k.storage.magicLinks.insert(linkOf(contact, kind));
+      const minutes = minutesOf(kind);
+      const link = withToken(url, tokenOf());
       const values = { app_name: app.name, url: link, minutes: String(minutes) };
       const m = app.settings.messages;
       await k.sender.send({

@@ -97,12 +97,14 @@ export function invitationService(k: Kernel, sessions: SessionService) {
         throw new LatchkeyError('organization_member_exists', undefined, { field: 'email' });
 
       // Counted last, once the invitation is known to be sendable: a refused one costs no quota.
-      await checkSendLimits(k, app, email, 'email', [
-        {
-          key: `send:org-invitations:${appId}:${organizationId}`,
-          ...limitOf(app.settings.rate_limits.invitations_per_organization),
-        },
-      ]);
+      await checkSendLimits(k, app, email, 'email', {
+        more: [
+          {
+            key: `send:org-invitations:${appId}:${organizationId}`,
+            ...limitOf(app.settings.rate_limits.invitations_per_organization),
+          },
+        ],
+      });
       const minutes = input.expires_in ?? DEFAULT_EXPIRATION_MINUTES;
       const token = newSecret('', k.random, 32);
       const now = k.now();

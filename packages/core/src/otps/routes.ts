@@ -55,7 +55,8 @@ const loginOrCreateRoute = (name: keyof typeof CHANNEL_ROUTES) =>
     path: `/v1/auth/otps/${name}/login_or_create`,
     tags: ['otps'],
     summary: `Send a passcode ${CHANNEL_ROUTES[name].by}, creating the user when ${CHANNEL_ROUTES[name].newWhen}`,
-    ...policy({ key: 'public', rate: 'send' }),
+    // Its window is counted with the send's windows, in one step.
+    ...policy({ key: 'public', rate: 'send', limitWithSend: true }),
     request: jsonBody(CHANNEL_ROUTES[name].loginOrCreate),
     responses: { 200: jsonResponse('The method the code went to', sendOtpResponseSchema), ...sendErrors },
   });
@@ -85,7 +86,8 @@ export function registerOtpRoutes(app: HttpApp, otps: OtpService) {
   for (const name of names) {
     app.openapi(loginOrCreateRoute(name), async (c) => {
       const input = withAddress(c.req.valid('json'), channels[name].field);
-      return c.json(await otps.loginOrCreate(c.get('app').id, name, input), 200);
+      const limits = { also: c.get('routeHit') };
+      return c.json(await otps.loginOrCreate(c.get('app').id, name, input, limits), 200);
     });
   }
   app.openapi(verify, async (c) => c.json(await otps.verify(c.get('app').id, c.req.valid('json')), 200));

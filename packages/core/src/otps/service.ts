@@ -1,12 +1,12 @@
 import { type Channel, channelOfMethodId, channels, contactRepo } from '../contacts/channels.js';
-import { findOrCreateByContact } from '../contacts/find-or-create.js';
+import { type FindOrCreateStep, findOrCreateByContact } from '../contacts/find-or-create.js';
 import { timingSafeEqual, utf8 } from '../crypto/encoding.js';
 import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import { checkSmsDestination } from '../messages/sms-policy.js';
 import { renderTemplate } from '../messages/template.js';
 import type { OutboundMessage } from '../ports/sender.js';
-import { checkSendLimits } from '../rate-limits/send-limits.js';
+import { checkSendLimits, type PendingHit } from '../rate-limits/send-limits.js';
 import type { SessionService } from '../sessions/service.js';
 import type { DeviceFingerprint } from '../shared/device-fingerprint.js';
 import { deviceRequirement } from '../shared/device-match.js';
@@ -14,7 +14,7 @@ import { emailFactorMethod, type Factor, phoneNumberFactorMethod } from '../shar
 import { completeSignIn, contactOwner } from '../sign-in/complete.js';
 import type { ContactRecord } from '../users/repo.js';
 import { otpCodeFor } from './code.js';
-import type { OtpConsumeFailure } from './repo.js';
+import type { OtpConsumeFailure, OtpRecord } from './repo.js';
 import type { SendOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from './schema.js';
 
 export interface SendInput {
@@ -47,10 +47,10 @@ export function otpService(k: Kernel, sessions: SessionService) {
    * Whether a message may go to this address: the App's SMS destinations, then its message
    * limits. Called before anything is written, so a refused call leaves no user, contact or code.
    */
-  async function checkAllowed(appId: string, channel: Channel, address: string) {
+  async function checkAllowed(appId: string, channel: Channel, address: string, also?: PendingHit) {
     const app = await k.app(appId);
     if (channel.name === 'sms') await checkSmsDestination(app.settings.sms, address);
-    await checkSendLimits(k, app, address, channel.name);
+    await checkSendLimits(k, app, address, channel.name, { also });
   }
 
   /**
@@ -68,9 +68,29 @@ export function otpService(k: Kernel, sessions: SessionService) {
       : null;
   }
 
+  /** A new code for the contact, not yet stored: the record to store, and the code to send. */
+  function newCode(appId: string, contact: ContactRecord, input: SendInput, minutes: number, now: number) {
+    const id = k.id('otp');
+    const code = otpCodeFor(k.hasher, id);
+    const record: OtpRecord = {
+      id,
+      app_id: appId,
+      method_id: contact.id,
+      user_id: contact.user_id,
+      code_hash: hashCode(contact.id, code),
+      attempts: 0,
+      expires_at: now + minutes * 60,
+      used_at: null,
+      device_fingerprint: input.device_fingerprint ?? null,
+      created_at: now,
+    };
+    return { code, minutes, record };
+  }
+
   /**
    * Sends the contact its live code, or stores a new one and sends that; `checkAllowed` has
    * passed. `fresh`: the contact was created by this call, so it has no code yet to look for.
+   * `stored`: the code the call that created the contact stored with it.
    */
   async function deliver(
     appId: string,
@@ -78,30 +98,19 @@ export function otpService(k: Kernel, sessions: SessionService) {
     contact: ContactRecord,
     input: SendInput,
     fresh = false,
+    stored?: { code: string; minutes: number },
   ) {
     const app = await k.app(appId);
     const now = k.now();
-    let minutes = input.expiration_minutes ?? app.settings.otp.expires_in_minutes;
-    const live = fresh ? null : await liveCode(appId, contact.id, app.settings.otp.max_attempts, now);
-    let code: string;
-    if (live) {
-      ({ code, minutes } = live);
-    } else {
-      const id = k.id('otp');
-      code = otpCodeFor(k.hasher, id);
-      await k.storage.otps.replace({
-        id,
-        app_id: appId,
-        method_id: contact.id,
-        user_id: contact.user_id,
-        code_hash: hashCode(contact.id, code),
-        attempts: 0,
-        expires_at: now + minutes * 60,
-        used_at: null,
-        device_fingerprint: input.device_fingerprint ?? null,
-        created_at: now,
-      });
-    }
+    const storeNew = async () => {
+      const minutes = input.expiration_minutes ?? app.settings.otp.expires_in_minutes;
+      const made = newCode(appId, contact, input, minutes, now);
+      await k.storage.otps.replace(made.record);
+      return made;
+    };
+    const kept =
+      stored ?? (fresh ? null : await liveCode(appId, contact.id, app.settings.otp.max_attempts, now));
+    const { code, minutes } = kept ?? (await storeNew());
     const values = { app_name: app.name, code, minutes: String(minutes) };
     const m = app.settings.messages;
     const message: OutboundMessage =
@@ -124,6 +133,31 @@ export function otpService(k: Kernel, sessions: SessionService) {
             text: renderTemplate(m.otp_email_text, values),
           };
     await k.sender.send(message);
+  }
+
+  /**
+   * Where the repo can, the find-or-create that stores a new contact's first code in the same
+   * step (one statement on Postgres instead of two); `stored` hears of the code when it was.
+   * Undefined when the repo cannot: the code is stored after, as for a found contact.
+   */
+  async function withFirstCode(
+    appId: string,
+    channel: Channel,
+    input: SendInput,
+    stored: (code: { code: string; minutes: number }) => void,
+  ) {
+    const repo = contactRepo(k.storage, channel);
+    const oneStep = repo.findOrCreateWithUserAndOtp?.bind(repo);
+    if (!oneStep) return undefined;
+    const app = await k.app(appId);
+    const minutes = input.expiration_minutes ?? app.settings.otp.expires_in_minutes;
+    const step: FindOrCreateStep = async (user, contact) => {
+      const made = newCode(appId, contact, input, minutes, k.now());
+      const found = await oneStep(user, contact, made.record);
+      if (found.user_created) stored(made);
+      return found;
+    };
+    return step;
   }
 
   /**
@@ -195,20 +229,28 @@ export function otpService(k: Kernel, sessions: SessionService) {
       return response(channel, contact);
     },
 
-    /** Sends a code to an address, creating the user when the App has none with it. */
+    /**
+     * Sends a code to an address, creating the user when the App has none with it. `limits.also`:
+     * a window of this request counted with the send's own, in the same step (the route's).
+     */
     async loginOrCreate(
       appId: string,
       channelName: keyof typeof channels,
       input: LoginOrCreateInput,
+      limits: { also?: PendingHit | undefined } = {},
     ): Promise<SendOtpResponse> {
       const channel = channels[channelName];
       const address = await channel.normalize(input.address);
+      let stored: { code: string; minutes: number } | undefined;
       // Before the user is created: a refused send must not leave one behind.
-      await checkAllowed(appId, channel, address);
+      await checkAllowed(appId, channel, address, limits.also);
       const { contact, user_created } = await findOrCreateByContact(k, appId, channel, address, {
         pending: input.create_user_as_pending ?? false,
+        together: await withFirstCode(appId, channel, input, (code) => {
+          stored = code;
+        }),
       });
-      await deliver(appId, channel, contact, input, user_created);
+      await deliver(appId, channel, contact, input, user_created, user_created ? stored : undefined);
       return response(channel, contact, { user_created });
     },
 

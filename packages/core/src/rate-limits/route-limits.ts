@@ -6,6 +6,7 @@ import type { HttpEnv, HttpVariables } from '../http/env.js';
 import type { RouteInfo } from '../http/route-table.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RuleKey } from './route-rules.js';
+import type { PendingHit } from './send-limits.js';
 
 interface AppliedRule {
   limit: number;
@@ -30,9 +31,20 @@ export function ruleFor(
   return cls === undefined || cls === 'other' ? undefined : { ...rules.public_routes[cls], by: 'ip' };
 }
 
+declare module '../http/env.js' {
+  interface HttpVariables {
+    /** The route's window, when the route counts it with its send's (RoutePolicy `limitWithSend`). */
+    routeHit: PendingHit;
+  }
+}
+
 /**
  * Per-route limits, after the key and the body are read and before the route's own checks
  * (a malformed guess counts like a wrong one). Answers 429 `rate_limited` with Retry-After.
+ * A route that declared `limitWithSend` hands its window to the service's send limits (one
+ * statement with the send's windows); when the call ends without reaching them, the window is
+ * counted after the route, and a refusal replaces the answer, so a request over the route's
+ * limit still gets 429 whatever else was wrong with it.
  */
 export function routeLimitCheck(
   limiter: RateLimiter,
@@ -47,9 +59,22 @@ export function routeLimitCheck(
     if (!rule) return;
     const subject = await subjectOf(rule.by, c.env?.clientIp, () => c.req.json());
     const key = `route:${app.id}:${info.key}:${rule.by}:${subject}`;
-    const decision = await limiter.hit(key, rule.limit, rule.window_seconds);
-    if (!decision.allowed)
-      throw new LatchkeyError('rate_limited', undefined, { retryAfter: decision.retryAfter });
+    const count = async () => {
+      const decision = await limiter.hit(key, rule.limit, rule.window_seconds);
+      if (!decision.allowed)
+        throw new LatchkeyError('rate_limited', undefined, { retryAfter: decision.retryAfter });
+    };
+    if (!info.limitWithSend) return count();
+    const pending: PendingHit = {
+      hit: { key, limit: rule.limit, windowSeconds: rule.window_seconds },
+      counted: false,
+    };
+    c.set('routeHit', pending);
+    c.set('afterRoute', async () => {
+      if (pending.counted) return;
+      pending.counted = true;
+      await count();
+    });
   };
 }
 

@@ -3,6 +3,7 @@ import type {
   ContactRepo,
   EventRecord,
   FoundOrCreated,
+  MagicLinkRecord,
   UserRecord,
   UserStatus,
 } from '@latchkey/core';
@@ -11,6 +12,8 @@ import type { ContactsTable, LatchkeyDb } from '../database.js';
 import { defineStatement, type Statements } from '../prepared-statements.js';
 import { toJson, toNullableSeconds, toSeconds } from './columns.js';
 import { eventsParam, withEvents, writeWithEvents } from './event-repo.js';
+import { firstLinkFromContact, firstLinkValues } from './magic-link-repo.js';
+import { firstOtpFromContact, firstOtpValues } from './otp-repo.js';
 
 export const toContactRecord = (row: Selectable<ContactsTable>): ContactRecord => ({
   id: row.id,
@@ -32,11 +35,18 @@ const CONTACT_COLUMNS = [
 
 type ContactTable = 'emails' | 'phone_numbers';
 
-/** Its shape: the table, and whether events are written (their number is a value). */
+/**
+ * Its shape: the table, whether events are written (their number is a value), and what a new
+ * contact's first code or link is, if the statement writes one.
+ */
 interface FindOrCreateShape {
   table: ContactTable;
   events: boolean;
+  first?: 'otp' | 'link' | undefined;
 }
+
+/** The first code or link a created contact gets in the same statement, its values as its table's `first…Values`. */
+type First = { kind: 'otp' | 'link'; values: unknown[] };
 
 export const findOrCreate = defineStatement(
   (
@@ -55,6 +65,7 @@ export const findOrCreate = defineStatement(
       userCreatedAt,
       updatedAt,
       events,
+      ...firstValues
     ]: [
       string,
       string,
@@ -69,8 +80,9 @@ export const findOrCreate = defineStatement(
       number,
       number,
       string | undefined,
+      ...unknown[],
     ],
-    { table, events: withEventsToo }: FindOrCreateShape,
+    { table, events: withEventsToo, first }: FindOrCreateShape,
   ) => {
     const existing = db
       .selectFrom(table)
@@ -91,7 +103,14 @@ export const findOrCreate = defineStatement(
       .expression(
         sql`select ${userId}::text, ${userAppId}::text, ${name}::jsonb, ${status}::text, ${userCreatedAt}::bigint, ${updatedAt}::bigint from contact`,
       );
-    const before = sql`existing as (${existing}), contact as (${inserted}), new_user as (${newUser})`;
+    // Only from the contact row this statement inserted: a found contact gets nothing here.
+    const firstWrite =
+      first === 'otp'
+        ? sql`, first_code as (${firstOtpFromContact(db, firstValues)})`
+        : first === 'link'
+          ? sql`, first_link as (${firstLinkFromContact(db, firstValues)})`
+          : sql``;
+    const before = sql`existing as (${existing}), contact as (${inserted}), new_user as (${newUser})${firstWrite}`;
     const ownerStatus = db
       .selectFrom('users as u')
       .select('u.status')
@@ -109,7 +128,7 @@ export const findOrCreate = defineStatement(
       .selectAll();
     return withEvents(db, written, withEventsToo ? events : undefined, sql<boolean>`written.created`, before);
   },
-  ({ table, events }) => `${table}:${events}`,
+  ({ table, events, first }) => `${table}:${events}:${first ?? ''}`,
 );
 
 export const byAddress = defineStatement(
@@ -145,6 +164,7 @@ async function findOrCreateWithUser(
   user: UserRecord,
   contact: ContactRecord,
   events: EventRecord[],
+  first?: First,
 ): Promise<FoundOrCreated> {
   const params = [
     contact.app_id,
@@ -160,8 +180,13 @@ async function findOrCreateWithUser(
     user.created_at,
     user.updated_at,
     events.length > 0 ? eventsParam(events) : undefined,
+    ...(first?.values ?? []),
   ] as const;
-  const [row] = await statements.run(findOrCreate, [...params], { table, events: events.length > 0 });
+  const [row] = await statements.run(findOrCreate, [...params], {
+    table,
+    events: events.length > 0,
+    first: first?.kind,
+  });
   if (!row) return { contact: null, user_created: false };
   const { created, user_status, ...columns } = row;
   return {
@@ -201,6 +226,39 @@ export function kyselyContactRepo(db: LatchkeyDb, statements: Statements, table:
 
     findOrCreateWithUserAndEvents: (user, contact, events) =>
       findOrCreateWithUser(statements, table, user, contact, events),
+
+    findOrCreateWithUserAndOtp: (user, contact, otp) =>
+      findOrCreateWithUser(statements, table, user, contact, [], {
+        kind: 'otp',
+        values: firstOtpValues(otp),
+      }),
+
+    findOrCreateWithUserOtpAndEvents: (user, contact, otp, events) =>
+      findOrCreateWithUser(statements, table, user, contact, events, {
+        kind: 'otp',
+        values: firstOtpValues(otp),
+      }),
+
+    // A link goes to an email: the phone numbers' repo has none to write.
+    ...(table === 'emails'
+      ? {
+          findOrCreateWithUserAndLink: (user: UserRecord, contact: ContactRecord, link: MagicLinkRecord) =>
+            findOrCreateWithUser(statements, table, user, contact, [], {
+              kind: 'link',
+              values: firstLinkValues(link),
+            }),
+          findOrCreateWithUserLinkAndEvents: (
+            user: UserRecord,
+            contact: ContactRecord,
+            link: MagicLinkRecord,
+            events: EventRecord[],
+          ) =>
+            findOrCreateWithUser(statements, table, user, contact, events, {
+              kind: 'link',
+              values: firstLinkValues(link),
+            }),
+        }
+      : {}),
 
     async get(appId, id) {
       const row = await db

@@ -48,6 +48,34 @@ export const insert = defineStatement((db, row: LinkRow) =>
     .values(Object.fromEntries(LINK_COLUMNS.map((c, i) => [c, row[i]])) as Insertable<MagicLinksTable>),
 );
 
+/**
+ * The first link of a contact that `contact` (a CTE of the same statement) has just inserted, in
+ * ContactRepo.findOrCreateWithUserAndLink: a row only when the contact was, its email and user
+ * the contact's own.
+ */
+export const firstLinkFromContact = (db: LatchkeyDb, values: readonly unknown[]) => {
+  const [id, appId, tokenHash, kind, expiresAt, usedAt, attempts, device, createdAt] = values;
+  return db
+    .insertInto('magic_links')
+    .columns(LINK_COLUMNS)
+    .expression(
+      sql`select ${id}::text, ${appId}::text, contact.user_id, contact.id, ${tokenHash}::text, ${kind}::text, ${expiresAt}::bigint, ${usedAt}::bigint, ${attempts}::integer, ${device}::jsonb, ${createdAt}::bigint from contact`,
+    );
+};
+
+/** A MagicLinkRecord's values as firstLinkFromContact takes them, its device as JSON. */
+export const firstLinkValues = (link: MagicLinkRecord): unknown[] => [
+  link.id,
+  link.app_id,
+  link.token_hash,
+  link.kind,
+  link.expires_at,
+  link.used_at,
+  link.attempts,
+  link.device_fingerprint === null ? null : toJson(link.device_fingerprint),
+  link.created_at,
+];
+
 // As OtpRepo.consume: the CTE locks the link and judges its latest version, so of concurrent
 // consumes only the first sees it unused. `shape`: the device requirement's (device-sql.ts).
 export const consume = defineStatement(

@@ -128,6 +128,33 @@ export const replace = defineStatement((db, row: OtpRow) => {
     .onConflict((oc) => oc.columns(['app_id', 'method_id']).doUpdateSet(replaced));
 });
 
+/**
+ * The first code of a contact that `contact` (a CTE of the same statement) has just inserted,
+ * in ContactRepo.findOrCreateWithUserAndOtp: a row only when the contact was, its method and user
+ * the contact's own. A new contact has no code to replace, so a plain insert.
+ */
+export const firstOtpFromContact = (db: LatchkeyDb, values: readonly unknown[]) => {
+  const [id, appId, codeHash, attempts, expiresAt, usedAt, device, createdAt] = values;
+  return db
+    .insertInto('otps')
+    .columns(OTP_COLUMNS)
+    .expression(
+      sql`select ${id}::text, ${appId}::text, contact.id, contact.user_id, ${codeHash}::text, ${attempts}::integer, ${expiresAt}::bigint, ${usedAt}::bigint, ${device}::jsonb, ${createdAt}::bigint from contact`,
+    );
+};
+
+/** An OtpRecord's values as firstOtpFromContact takes them, its device as JSON. */
+export const firstOtpValues = (otp: OtpRecord): unknown[] => [
+  otp.id,
+  otp.app_id,
+  otp.code_hash,
+  otp.attempts,
+  otp.expires_at,
+  otp.used_at,
+  otp.device_fingerprint === null ? null : toJson(otp.device_fingerprint),
+  otp.created_at,
+];
+
 type OtpRow = [
   id: string,
   app_id: string,
