@@ -68,6 +68,7 @@ const ALL = [
   '0018_solana_transactions',
   '0019_organizations',
   '0020_organization_invitations',
+  '0022_sso_connections',
 ];
 
 // "column type nullable", in table order.

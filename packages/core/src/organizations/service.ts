@@ -23,6 +23,7 @@ import {
   organizationSettingsSchema,
   type UpdateOrganizationRequest,
 } from './schema.js';
+import { checkSsoRequired } from './sso-required.js';
 
 export type OrganizationService = ReturnType<typeof organizationService>;
 
@@ -132,6 +133,7 @@ export function organizationService(k: Kernel, sessions: SessionService) {
       );
       const settings = input.settings ? { ...current.settings, ...sent } : undefined;
       if (settings) checkSettings(settings, await appRoles(appId));
+      if (settings) await checkSsoRequired(k, appId, organizationId, settings);
       const updated = await k.storage.organizations.update(appId, organizationId, {
         ...(input.name === undefined ? {} : { name: input.name }),
         ...(input.slug === undefined ? {} : { slug: input.slug }),

@@ -19,6 +19,7 @@ import * as oauth from './0017_oauth.js';
 import * as solanaTransactions from './0018_solana_transactions.js';
 import * as organizations from './0019_organizations.js';
 import * as organizationInvitations from './0020_organization_invitations.js';
+import * as ssoConnections from './0022_sso_connections.js';
 
 /**
  * A migration, run against the storage's schema. `schema` (undefined: the search path) is for the
@@ -55,4 +56,5 @@ export const migrations: Record<string, LatchkeyMigration> = {
   '0018_solana_transactions': solanaTransactions,
   '0019_organizations': organizations,
   '0020_organization_invitations': organizationInvitations,
+  '0022_sso_connections': ssoConnections,
 };
