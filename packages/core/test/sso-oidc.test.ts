@@ -164,6 +164,16 @@ describe.each(storageBackends())('SSO with oidc-provider on $name', (backend) =>
       connection_id: connection.connection_id,
       session_token: expect.any(String),
     });
+    expect(signedIn.body.session.factors).toEqual([
+      expect.objectContaining({
+        type: 'oauth',
+        method: expect.objectContaining({
+          provider_id: `sso:${connection.connection_id}`,
+          provider_subject: alice.id,
+          email: alice.email,
+        }),
+      }),
+    ]);
     const { user_id, member_id } = signedIn.body;
     const member = await call(app, 'GET', `/v1/organizations/${organizationId}/members/${member_id}`);
     expect(member.body).toMatchObject({ user_id, roles: ['admin'] });

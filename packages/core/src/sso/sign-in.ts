@@ -301,7 +301,9 @@ export function ssoSignInService(
           method_id: link.id,
           method_type: 'oauth',
           oauth_link_id: link.id,
-          provider_id: link.provider_id,
+          // The connection, even when the identity was first linked through another provider of the
+          // same issuer: sso_required asks for a proof through this organization's connection.
+          provider_id: flow.provider_id,
           provider_subject: link.subject,
           email: link.email,
           last_verified_at: now,
