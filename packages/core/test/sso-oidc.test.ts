@@ -409,6 +409,28 @@ describe.each(storageBackends())('SSO with oidc-provider on $name', (backend) =>
     const inUse = await call(app, 'DELETE', `${orgPath}/sso_connection`);
     expect(inUse.status).toBe(409);
     expect(inUse.body.error_type).toBe('sso_connection_in_use');
+
+    // An invitation to it is refused at accept: its members join through its provider.
+    await app.latchkey.apps.patchSettings(app.app_id, {
+      redirect_urls: { invite: ['https://app.example.com/invite'] },
+    });
+    const invited = await call(app, 'POST', `${orgPath}/invitations`, {
+      email: 'ivan@strict.com',
+      redirect_url: 'https://app.example.com/invite',
+    });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(200);
+    const link = new URL(h.sender.sent.filter((m) => m.to === 'ivan@strict.com').at(-1)!.url!);
+    const accept = await call(
+      app,
+      'POST',
+      '/v1/organizations/invitations/accept',
+      { token: link.searchParams.get('token'), session_expires_in: 60 },
+      app.public_token,
+    );
+    expect(accept.status).toBe(403);
+    expect(expectErrorShape(accept).error_type).toBe('sso_required');
+    expect((await call(app, 'GET', `${orgPath}/members`)).body.members).toEqual([]);
+
     await call(app, 'PATCH', orgPath, { settings: { sso_required: false } });
     expect((await call(app, 'DELETE', `${orgPath}/sso_connection`)).status).toBe(200);
   });

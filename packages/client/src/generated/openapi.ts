@@ -7025,6 +7025,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Error: `secret_key_required`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `sso_email_domain_not_allowed`, `sso_email_not_verified`, `sso_required` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
