@@ -4,6 +4,7 @@ import type { AppKeys, Latchkey } from '@latchkey/core';
 import { OAUTH_PAGE } from './oauth-page.js';
 import { MAGIC_LINK_PAGE, RESET_PASSWORD_PAGE } from './pages.js';
 import { readJsonWhenComplete } from './secrets.js';
+import { SSO_PAGE } from './sso-page.js';
 
 /**
  * The settings that make every flow of the example work on localhost out of the box: magic
@@ -23,9 +24,10 @@ export async function configureDemoApp(latchkey: Latchkey, appId: string, server
   );
   // A merge patch of these fields alone: whatever else the operator set (OAuth providers, whose
   // secrets are write-only) stays as it is.
+  const sso = `${serverUrl}${SSO_PAGE}`;
   await latchkey.apps.patchSettings(appId, {
     redirect_urls: {
-      login: [page, ...oauth],
+      login: [page, ...oauth, sso],
       signup: [page, ...oauth],
       default_login: page,
       default_signup: page,

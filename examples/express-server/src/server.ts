@@ -25,6 +25,7 @@ import { demoPages } from './pages.js';
 import { passkeysPage } from './passkeys-page.js';
 import { loadOrCreateSecrets } from './secrets.js';
 import { sessionsPage } from './sessions-page.js';
+import { ssoPage } from './sso-page.js';
 import { openStorage } from './storage.js';
 
 export interface RunningServer {
@@ -79,6 +80,8 @@ async function serve(server: Server, url: string, config: ServerConfig): Promise
       callbackUrl: `${url}/v1/auth/oauth/callback`,
       allowInsecureIssuers: config.oauthAllowInsecureIssuers,
     },
+    // Organizations' identity providers send the browser back here (docs/organizations.md).
+    sso: { callbackUrl: `${url}/v1/auth/sso/callback` },
   });
   // Listening for revoked sessions before serving, so the first jwt-mode checks need no storage
   // read; /v1/health reports the channel's state (`live`, or `lost` during a database outage).
@@ -98,6 +101,7 @@ async function serve(server: Server, url: string, config: ServerConfig): Promise
   app.use(passkeysPage(demo.keys));
   app.use(sessionsPage(demo.keys));
   app.use(oauthPages(latchkey, demo.keys));
+  app.use(ssoPage(demo.keys));
   app.use(accountRoutes(latchkey, demo.keys));
   // What no route took is answered by Latchkey's own 404, like every other answer here: JSON.
   app.use(latchkeyRouter(latchkey, { fallthrough: false }));

@@ -8,6 +8,7 @@ import { otpsCapability } from './otps/capability.js';
 import { passwordAuthCapability } from './password-auth/capability.js';
 import { passwordsCapability } from './passwords/capability.js';
 import { sessionsCapability } from './sessions/capability.js';
+import { ssoCapability } from './sso/capability.js';
 import { totpsCapability } from './totps/capability.js';
 import { usersCapability } from './users/capability.js';
 import { walletAuthCapability } from './wallet-auth/capability.js';
@@ -39,6 +40,7 @@ export const defaultCapabilities = [
   passwordAuthCapability,
   oauthCapability,
   organizationsCapability,
+  ssoCapability,
   eventsCapability,
   webhooksCapability,
 ] as const;

@@ -207,31 +207,9 @@ export const capabilityErrors = {
     message:
       "The provider's settings cannot be used: a missing client secret or key, or an http issuer this server does not allow.",
   },
-  oauth_provider_error: {
-    status: 502,
-    message:
-      'The provider could not be reached, or what it answered failed validation (issuer, audience, nonce, signature or expiry).',
-  },
-  oauth_state_not_found: {
-    status: 400,
-    message: 'No sign-in was started with this state: start it again from the App.',
-  },
-  oauth_state_used: {
-    status: 400,
-    message: 'This sign-in was already completed: start it again from the App.',
-  },
-  oauth_state_expired: {
-    status: 400,
-    message: 'This sign-in took longer than 10 minutes: start it again from the App.',
-  },
   oauth_token_not_found: { status: 404, message: 'No OAuth sign-in matches this token.' },
   oauth_token_used: { status: 401, message: 'The OAuth token was already used; sign in again.' },
   oauth_token_expired: { status: 401, message: 'The OAuth token has expired; sign in again.' },
-  oauth_code_verifier_mismatch: {
-    status: 400,
-    message:
-      'The code_verifier is missing or does not match the code_challenge the sign-in was started with.',
-  },
   oauth_identity_linked_elsewhere: {
     status: 409,
     message: 'This provider account is already linked to another user.',
@@ -242,8 +220,6 @@ export const capabilityErrors = {
     message: 'This is the only way the user can sign in; add another before removing it.',
   },
   // organizations: organizations/errors.ts
-  organization_not_found: { status: 404, message: 'The App has no organization with this id.' },
-  organization_member_not_found: { status: 404, message: 'The organization has no member with this id.' },
   organization_slug_taken: { status: 409, message: 'Another organization of the App has this slug.' },
   organization_member_exists: {
     status: 409,
@@ -276,6 +252,42 @@ export const capabilityErrors = {
   invitation_expired: { status: 401, message: 'The invitation has expired; ask for a new one.' },
   invitation_used: { status: 401, message: 'The invitation was already accepted.' },
   invitation_revoked: { status: 401, message: 'The invitation was revoked.' },
+  // sso: sso/errors.ts
+  sso_not_configured: {
+    status: 501,
+    message:
+      'SSO sign-in is not set up on this server: createLatchkey needs `sso.callbackUrl`, the callback URL registered with identity providers.',
+  },
+  sso_connection_not_found: {
+    status: 404,
+    message: 'No SSO connection matches: the organization has none, or no organization of the App matches.',
+  },
+  sso_connection_exists: {
+    status: 409,
+    message: 'The organization already has an SSO connection; change it with PATCH or delete it first.',
+  },
+  sso_email_domain_taken: {
+    status: 409,
+    message: "Another organization's SSO connection of the App already claims this email domain.",
+  },
+  sso_connection_in_use: {
+    status: 409,
+    message:
+      'The organization requires SSO (settings.sso_required): turn that off before deleting its connection.',
+  },
+  sso_email_domain_not_allowed: {
+    status: 403,
+    message:
+      "The identity provider vouched for an email outside the connection's email domains: it cannot sign in through this organization.",
+  },
+  sso_email_not_verified: {
+    status: 403,
+    message:
+      'The identity provider gave no email it says is verified: SSO signs users in by verified email only.',
+  },
+  sso_token_not_found: { status: 404, message: 'No SSO sign-in matches this token.' },
+  sso_token_used: { status: 401, message: 'The SSO token was already used; sign in again.' },
+  sso_token_expired: { status: 401, message: 'The SSO token has expired; sign in again.' },
   // events: events/errors.ts
   event_not_found: { status: 404, message: 'No event with this id.' },
   // webhooks: webhooks/errors.ts

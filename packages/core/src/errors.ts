@@ -77,6 +77,39 @@ export const genericErrors = {
     status: 403,
     message: "This endpoint needs the App's secret key; a public token is not enough.",
   },
+  // Raised by more than one capability (SSO builds on OAuth's flow and on organizations).
+  oauth_provider_error: {
+    status: 502,
+    message:
+      'The provider could not be reached, or what it answered failed validation (issuer, audience, nonce, signature or expiry).',
+  },
+  oauth_state_not_found: {
+    status: 400,
+    message: 'No sign-in was started with this state: start it again from the App.',
+  },
+  oauth_state_used: {
+    status: 400,
+    message: 'This sign-in was already completed: start it again from the App.',
+  },
+  oauth_state_expired: {
+    status: 400,
+    message: 'This sign-in took longer than 10 minutes: start it again from the App.',
+  },
+  oauth_code_verifier_mismatch: {
+    status: 400,
+    message:
+      'The code_verifier is missing or does not match the code_challenge the sign-in was started with.',
+  },
+  organization_not_found: { status: 404, message: 'The App has no organization with this id.' },
+  organization_member_not_found: {
+    status: 404,
+    message: 'The organization has no member with this id.',
+  },
+  sso_required: {
+    status: 403,
+    message:
+      "The user's organization requires signing in through its SSO connection (GET /v1/auth/sso/start).",
+  },
   permission_denied: {
     status: 403,
     message:

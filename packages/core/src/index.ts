@@ -209,6 +209,13 @@ export type { Factor } from './shared/factor.js';
 export { BUILT_IN_ROLES } from './shared/organization-roles.js';
 export { isAllowedRedirect } from './shared/redirect-url.js';
 export type { SigningRequest, SignUnder } from './shared/signing-request.js';
+export type {
+  SsoConnectionLookup,
+  SsoConnectionRecord,
+  SsoConnectionUpdate,
+  SsoRepo,
+} from './sso/repo.js';
+export type { SsoService } from './sso/service.js';
 export type { TelemetrySpan, TelemetrySpanOptions, TelemetryTracer } from './telemetry/tracer.js';
 export { matchingStep, provisioningUri } from './totps/code-check.js';
 export type {

@@ -87,6 +87,16 @@ export const latchkeyOptionsSchema = z.object({
       timeoutMs: z.int().min(100).max(60_000).default(10_000),
     })
     .prefault({}),
+  /** Single sign-on per organization through OpenID Connect (docs/organizations.md); calls providers as `oauth` does. */
+  sso: z
+    .object({
+      /**
+       * The absolute URL at which organizations' providers reach `/v1/auth/sso/callback`: the
+       * redirect URI to register with each. Without it, SSO sign-in answers 501.
+       */
+      callbackUrl: z.url({ protocol: /^https?$/ }).optional(),
+    })
+    .prefault({}),
   webhooks: z
     .object({
       /**

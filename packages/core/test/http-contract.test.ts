@@ -83,6 +83,13 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/organizations/invitations/accept': { token: 'not-a-real-token' },
   'POST /v1/organizations/{organization_id}/join': { session_token: 'not-a-real-token' },
   'POST /v1/organizations/{organization_id}/sessions/exchange': { session_token: 'lks_x' },
+  'POST /v1/organizations/{organization_id}/sso_connection': {
+    issuer: 'https://idp.example.com',
+    client_id: 'acme',
+    client_secret: 'acme-secret',
+  },
+  'PATCH /v1/organizations/{organization_id}/sso_connection': { client_id: 'acme-2' },
+  'POST /v1/auth/sso/authenticate': { token: 'not-a-real-token' },
   'POST /v1/wallets/policies': {
     name: 'Treasury limits',
     rules: [{ kind: 'evm_to_allowlist', addresses: ['0x52908400098527886E0F7030069857D2E4169EE7'] }],

@@ -145,6 +145,20 @@ export interface OrganizationInvitationsTable {
   created_at: Seconds;
 }
 
+export interface SsoConnectionsTable {
+  id: string;
+  app_id: string;
+  organization_id: string;
+  issuer: string;
+  client_id: string;
+  client_secret_sealed: string;
+  client_secret_hint: string;
+  scopes: NullableJson;
+  email_domains: Json;
+  created_at: Seconds;
+  updated_at: Seconds;
+}
+
 export interface SessionsTable {
   id: string;
   app_id: string;
@@ -425,6 +439,7 @@ export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
   organization_invitations: OrganizationInvitationsTable;
+  sso_connections: SsoConnectionsTable;
   sessions: SessionsTable;
   session_revocations: SessionRevocationsTable;
   signing_keys: SigningKeysTable;

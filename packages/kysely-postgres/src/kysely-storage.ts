@@ -15,6 +15,7 @@ import { kyselyPasswordRepo } from './repos/password-repo.js';
 import { kyselyRateLimitRepo } from './repos/rate-limit-repo.js';
 import { kyselySessionRepo } from './repos/session-repo.js';
 import { kyselySigningKeyRepo } from './repos/signing-key-repo.js';
+import { kyselySsoRepo } from './repos/sso-repo.js';
 import { kyselyTotpRepo } from './repos/totp-repo.js';
 import { kyselyUserRepo } from './repos/user-repo.js';
 import { kyselyWalletChallengeRepo } from './repos/wallet-challenge-repo.js';
@@ -96,6 +97,7 @@ function bind(
     passwords: withStorageErrors(kyselyPasswordRepo(db, statements)),
     oauth: withStorageErrors(kyselyOAuthRepo(db, statements)),
     organizations: withStorageErrors(kyselyOrganizationRepo(db)),
+    sso: withStorageErrors(kyselySsoRepo(db)),
     sessions: withStorageErrors(kyselySessionRepo(db, statements)),
     signingKeys: withStorageErrors(kyselySigningKeyRepo(db)),
     rateLimits: withStorageErrors(kyselyRateLimitRepo(db, statements, schema)),

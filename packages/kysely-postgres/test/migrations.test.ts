@@ -69,6 +69,7 @@ const ALL = [
   '0019_organizations',
   '0020_organization_invitations',
   '0021_session_organizations',
+  '0022_sso_connections',
 ];
 
 // "column type nullable", in table order.
@@ -217,6 +218,19 @@ const COLUMNS: Record<string, string[]> = {
     'organization_id text YES',
   ],
   session_revocations: ['session_id text NO', 'app_id text NO', 'revoked_at bigint NO'],
+  sso_connections: [
+    'id text NO',
+    'app_id text NO',
+    'organization_id text NO',
+    'issuer text NO',
+    'client_id text NO',
+    'client_secret_sealed text NO',
+    'client_secret_hint text NO',
+    'scopes jsonb YES',
+    'email_domains jsonb NO',
+    'created_at bigint NO',
+    'updated_at bigint NO',
+  ],
   signing_keys: [
     'id text NO',
     'app_id text NO',
@@ -513,6 +527,12 @@ for (const [name, open] of Object.entries(openers)) {
         { name: 'otps_app_id_method_id_key', type: 'UNIQUE', columns: 'app_id,method_id' },
         { name: 'phone_numbers_app_id_address_key', type: 'UNIQUE', columns: 'app_id,address' },
         { name: 'seeds_app_id_user_id_key', type: 'UNIQUE', columns: 'app_id,user_id' },
+        // One SSO connection per organization (insertConnection's ON CONFLICT).
+        {
+          name: 'sso_connections_app_id_organization_id_key',
+          type: 'UNIQUE',
+          columns: 'app_id,organization_id',
+        },
         { name: 'users_app_id_id_key', type: 'UNIQUE', columns: 'app_id,id' },
         { name: 'wallet_challenges_app_id_nonce_key', type: 'UNIQUE', columns: 'app_id,nonce' },
         {
@@ -530,7 +550,7 @@ for (const [name, open] of Object.entries(openers)) {
       expect(primaryKeys.sort()).toEqual([
         'app_id,user_id',
         'event_id,endpoint_id',
-        ...Array(27).fill('id'),
+        ...Array(28).fill('id'),
         'key,window_start',
         'session_id',
         // The nonce sequence: one row per wallet and chain, locked by every send.
@@ -560,6 +580,7 @@ for (const [name, open] of Object.entries(openers)) {
           'organization_members_user_fkey',
           'organization_members_organization_fkey',
           'organization_invitations_organization_fkey',
+          'sso_connections_organization_fkey',
         ]),
       );
 

@@ -10,6 +10,7 @@ import { memoryOtpRepo } from './otp-repo.js';
 import { memoryPasswordRepo } from './password-repo.js';
 import { memoryRateLimitRepo } from './rate-limit-repo.js';
 import { memoryRevocationChannel, memorySessionRepo, memorySigningKeyRepo } from './session-repo.js';
+import { memorySsoRepo } from './sso-repo.js';
 import { emptyState } from './state.js';
 import { memoryTotpRepo } from './totp-repo.js';
 import { memoryContactRepo, memoryUserRepo } from './user-repo.js';
@@ -57,6 +58,7 @@ export function memoryStorage(): Storage {
       state.organizationInvitations,
       userExists,
     ),
+    sso: memorySsoRepo(state.ssoConnections, state.organizations),
     sessions: memorySessionRepo(state.sessions, state.sessionRevocations, revocations.announce),
     signingKeys: memorySigningKeyRepo(state.signingKeys),
     rateLimits: memoryRateLimitRepo(state.rateLimits),

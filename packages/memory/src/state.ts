@@ -15,6 +15,7 @@ import type {
   SessionRecord,
   SessionRevocation,
   SigningKeyRecord,
+  SsoConnectionRecord,
   TotpRecord,
   UserRecord,
   WalletChallengeRecord,
@@ -52,6 +53,7 @@ export interface MemoryState {
   organizations: Map<string, OrganizationRecord>;
   organizationMembers: Map<string, OrganizationMemberRecord>;
   organizationInvitations: Map<string, OrganizationInvitationRecord>;
+  ssoConnections: Map<string, SsoConnectionRecord>;
   sessions: Map<string, SessionRecord>;
   /** Revoked sessions by id: the record every Latchkey on this storage catches up from. */
   sessionRevocations: Map<string, SessionRevocation>;
@@ -105,6 +107,7 @@ export function emptyState(journal: Journal): MemoryState {
     organizations: table(),
     organizationMembers: table(),
     organizationInvitations: table(),
+    ssoConnections: table(),
     sessions: table(),
     sessionRevocations: table(),
     signingKeys: table(),

@@ -13,6 +13,7 @@ export { runStorageConformance } from './suite.js';
 export { makeOAuthFlow, makeOAuthLink } from './suite-oauth.js';
 export { makeMember, makeOrganization } from './suite-organizations.js';
 export { makePassword } from './suite-passwords.js';
+export { makeSsoConnection } from './suite-sso.js';
 export { makeTotp } from './suite-totps.js';
 export { makeWalletChallenge } from './suite-wallet-challenges.js';
 export { makePolicy, makeSignatureEntry, makeSpend } from './suite-wallet-policies.js';

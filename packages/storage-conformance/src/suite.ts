@@ -7,6 +7,7 @@ import { oauthRepoCases } from './suite-oauth.js';
 import { organizationRepoCases } from './suite-organizations.js';
 import { passwordRepoCases } from './suite-passwords.js';
 import { revocationRecordCases } from './suite-revocations.js';
+import { ssoRepoCases } from './suite-sso.js';
 import { stateTableCases } from './suite-states.js';
 import { makeTotp, totpRepoCases } from './suite-totps.js';
 import { walletChallengeRepoCases } from './suite-wallet-challenges.js';
@@ -227,6 +228,7 @@ export function runStorageConformance(target: ConformanceTarget): void {
     passwordRepoCases(() => s, target.parallelism);
     oauthRepoCases(() => s, target.parallelism);
     organizationRepoCases(() => s, target.parallelism);
+    ssoRepoCases(() => s, target.parallelism);
     webauthnRepoCases(() => s);
     walletChallengeRepoCases(() => s);
     walletPolicyRepoCases(() => s);

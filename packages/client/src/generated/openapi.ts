@@ -30,7 +30,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -39,7 +39,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -48,7 +48,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -121,7 +121,7 @@ export interface paths {
                         "application/json": components["schemas"]["App"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -130,7 +130,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -139,7 +139,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -220,7 +220,7 @@ export interface paths {
                         "application/json": components["schemas"]["MagicLinkAuthenticateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -229,7 +229,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -238,7 +238,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -323,7 +323,7 @@ export interface paths {
                         "application/json": components["schemas"]["MagicLinkLoginOrCreateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -332,7 +332,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -377,7 +377,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -433,7 +433,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -442,7 +442,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -451,7 +451,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -478,7 +478,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `storage_feature_missing`, `oauth_not_configured` */
+                /** @description Error: `storage_feature_missing`, `oauth_not_configured`, `sso_not_configured` */
                 501: {
                     headers: {
                         [name: string]: unknown;
@@ -487,7 +487,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -538,7 +538,7 @@ export interface paths {
                         "application/json": components["schemas"]["OAuthAuthenticateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -547,7 +547,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -556,7 +556,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -640,7 +640,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -649,7 +649,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -698,7 +698,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -707,7 +707,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -792,7 +792,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -801,7 +801,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -810,7 +810,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -819,7 +819,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -828,7 +828,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -873,7 +873,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -922,7 +922,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -931,7 +931,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -940,7 +940,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -949,7 +949,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -958,7 +958,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1003,7 +1003,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -1052,7 +1052,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1061,7 +1061,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1070,7 +1070,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1079,7 +1079,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1088,7 +1088,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1133,7 +1133,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -1182,7 +1182,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1191,7 +1191,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1200,7 +1200,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1209,7 +1209,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1218,7 +1218,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1263,7 +1263,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -1312,7 +1312,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyOtpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1321,7 +1321,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1330,7 +1330,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1415,7 +1415,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordSignedInResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1424,7 +1424,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1509,7 +1509,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordSignedInResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1518,7 +1518,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1527,7 +1527,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1536,7 +1536,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1581,7 +1581,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -1630,7 +1630,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordSignedInResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1639,7 +1639,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1648,7 +1648,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1733,7 +1733,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordResetStartResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1742,7 +1742,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1787,7 +1787,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -1836,7 +1836,7 @@ export interface paths {
                         "application/json": components["schemas"]["PasswordSignedInResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1845,7 +1845,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1930,7 +1930,7 @@ export interface paths {
                         "application/json": components["schemas"]["MigratePasswordResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1939,7 +1939,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2024,7 +2024,7 @@ export interface paths {
                         "application/json": components["schemas"]["AuthenticateSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2033,7 +2033,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2118,7 +2118,7 @@ export interface paths {
                         "application/json": components["schemas"]["StrengthCheckResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2127,7 +2127,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2136,7 +2136,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2145,7 +2145,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2230,7 +2230,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListSessionsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2239,7 +2239,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2248,7 +2248,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2257,7 +2257,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2326,7 +2326,7 @@ export interface paths {
                         "application/json": components["schemas"]["AuthenticateSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2335,7 +2335,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2414,7 +2414,7 @@ export interface paths {
                         "application/json": components["schemas"]["JWKS"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2423,7 +2423,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2488,7 +2488,7 @@ export interface paths {
                         "application/json": components["schemas"]["JWKS"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2497,7 +2497,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2506,7 +2506,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2572,7 +2572,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionRevocations"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2581,7 +2581,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2608,7 +2608,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `storage_feature_missing`, `oauth_not_configured` */
+                /** @description Error: `storage_feature_missing`, `oauth_not_configured`, `sso_not_configured` */
                 501: {
                     headers: {
                         [name: string]: unknown;
@@ -2659,7 +2659,7 @@ export interface paths {
                         "application/json": components["schemas"]["RevokeSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2668,7 +2668,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2677,7 +2677,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2762,7 +2762,7 @@ export interface paths {
                         "application/json": components["schemas"]["RevokeAllSessionsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2771,7 +2771,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2780,7 +2780,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2789,7 +2789,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2842,6 +2842,298 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/sso/authenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with the callback's single-use token, provisioning the member when needed; optionally create or extend a session */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SsoAuthenticateRequest"];
+                };
+            };
+            responses: {
+                /** @description The user, the member and the session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SsoAuthenticateResponse"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The provider's answer (the redirect URI to register with every organization's provider) */
+        get: {
+            parameters: {
+                query?: {
+                    code?: string;
+                    error?: string;
+                    error_description?: string;
+                    state?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description To the App's redirect URL, with `token` and `token_type=sso`, or `error` and `error_description` */
+                302: {
+                    headers: {
+                        /** @description Where the browser goes next. */
+                        location: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start signing in through an organization's identity provider: a browser navigation, answered by a redirect to it */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The browser's own PKCE challenge (S256): `sso/authenticate` then needs its `code_verifier`. */
+                    code_challenge?: string;
+                    code_challenge_method?: "S256";
+                    /** @description The domain of the user's email (what a sign-in page asks first): the connection claiming it. */
+                    email_domain?: string;
+                    /** @description The organization; or `slug`, or `email_domain`. */
+                    organization_id?: string;
+                    /** @description The App's public token, here because a browser navigation carries no Authorization header (never the secret key). */
+                    public_token?: string;
+                    /** @description Where the callback sends the browser: one of the App's `redirect_urls.login`. */
+                    redirect_url?: string;
+                    slug?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description To the provider's sign-in page */
+                302: {
+                    headers: {
+                        /** @description Where the browser goes next. */
+                        location: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `storage_feature_missing`, `oauth_not_configured`, `sso_not_configured` */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/totps/authenticate": {
         parameters: {
             query?: never;
@@ -2874,7 +3166,7 @@ export interface paths {
                         "application/json": components["schemas"]["TotpSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2883,7 +3175,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2892,7 +3184,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2901,7 +3193,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2986,7 +3278,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateTotpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2995,7 +3287,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3004,7 +3296,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3013,7 +3305,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3022,7 +3314,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3107,7 +3399,7 @@ export interface paths {
                         "application/json": components["schemas"]["TotpSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3116,7 +3408,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3125,7 +3417,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3134,7 +3426,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3219,7 +3511,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyTotpResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3228,7 +3520,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3237,7 +3529,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3246,7 +3538,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3255,7 +3547,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3340,7 +3632,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreateUserResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3349,7 +3641,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3358,7 +3650,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3367,7 +3659,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3448,7 +3740,7 @@ export interface paths {
                         "application/json": components["schemas"]["User"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3457,7 +3749,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3466,7 +3758,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3475,7 +3767,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3543,7 +3835,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3552,7 +3844,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3561,7 +3853,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3570,7 +3862,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3635,7 +3927,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3644,7 +3936,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3653,7 +3945,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3662,7 +3954,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3671,7 +3963,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3736,7 +4028,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3745,7 +4037,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3754,7 +4046,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3763,7 +4055,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3828,7 +4120,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3837,7 +4129,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3846,7 +4138,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3855,7 +4147,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3920,7 +4212,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedMethodResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3929,7 +4221,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3938,7 +4230,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3947,7 +4239,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4013,7 +4305,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletChallengeResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4022,7 +4314,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4031,7 +4323,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4040,7 +4332,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4125,7 +4417,7 @@ export interface paths {
                         "application/json": components["schemas"]["VerifyWalletResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4134,7 +4426,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4143,7 +4435,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4231,7 +4523,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnAuthenticationBeginResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4240,7 +4532,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4249,7 +4541,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4258,7 +4550,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4343,7 +4635,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnAuthenticationCompleteResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4352,7 +4644,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4440,7 +4732,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnRegistrationBeginResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4449,7 +4741,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4458,7 +4750,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4467,7 +4759,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4555,7 +4847,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebAuthnRegistrationCreateResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4564,7 +4856,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4573,7 +4865,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4582,7 +4874,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4591,7 +4883,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4676,7 +4968,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListEventsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4685,7 +4977,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4694,7 +4986,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4759,7 +5051,7 @@ export interface paths {
                         "application/json": components["schemas"]["EventDetail"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4768,7 +5060,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4777,7 +5069,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4786,7 +5078,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4857,7 +5149,7 @@ export interface paths {
                         "application/json": components["schemas"]["RedeliverResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4866,7 +5158,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4875,7 +5167,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4884,7 +5176,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4963,7 +5255,7 @@ export interface paths {
                         "application/json": components["schemas"]["Health"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4972,7 +5264,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5042,7 +5334,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListOrganizationsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5051,7 +5343,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5060,7 +5352,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5113,7 +5405,7 @@ export interface paths {
                         "application/json": components["schemas"]["Organization"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5122,7 +5414,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5131,7 +5423,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5140,7 +5432,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5149,7 +5441,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5230,7 +5522,7 @@ export interface paths {
                         "application/json": components["schemas"]["Organization"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5239,7 +5531,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5248,7 +5540,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5257,7 +5549,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5309,7 +5601,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeletedOrganization"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5318,7 +5610,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5327,7 +5619,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5336,7 +5628,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5392,7 +5684,7 @@ export interface paths {
                         "application/json": components["schemas"]["Organization"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5401,7 +5693,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5410,7 +5702,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5419,7 +5711,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5428,7 +5720,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5510,7 +5802,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListOrganizationInvitationsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5519,7 +5811,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5528,7 +5820,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5537,7 +5829,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5592,7 +5884,7 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationInvitation"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5601,7 +5893,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5610,7 +5902,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5619,7 +5911,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5628,7 +5920,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5673,7 +5965,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5722,7 +6014,7 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationInvitation"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5731,7 +6023,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5740,7 +6032,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5749,7 +6041,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5817,7 +6109,7 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationMember"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5826,7 +6118,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5835,7 +6127,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5844,7 +6136,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5853,7 +6145,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5939,7 +6231,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListOrganizationMembersResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5948,7 +6240,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5957,7 +6249,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5966,7 +6258,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6021,7 +6313,7 @@ export interface paths {
                         "application/json": components["schemas"]["AddedOrganizationMember"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6030,7 +6322,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6039,7 +6331,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6048,7 +6340,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6057,7 +6349,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6139,7 +6431,7 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationMember"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6148,7 +6440,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6157,7 +6449,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6166,7 +6458,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6219,7 +6511,7 @@ export interface paths {
                         "application/json": components["schemas"]["RemovedOrganizationMember"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6228,7 +6520,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6237,7 +6529,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6246,7 +6538,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6255,7 +6547,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6312,7 +6604,7 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationMember"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6321,7 +6613,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6330,7 +6622,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6339,7 +6631,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6348,7 +6640,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6431,7 +6723,7 @@ export interface paths {
                         "application/json": components["schemas"]["AuthenticateSessionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6440,7 +6732,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6449,7 +6741,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6458,7 +6750,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6511,6 +6803,415 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/{organization_id}/sso_connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's SSO connection */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The connection */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SsoConnection"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Give the organization an OpenID Connect connection (its client secret sealed, never answered) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateSsoConnectionRequest"];
+                };
+            };
+            responses: {
+                /** @description The connection */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SsoConnection"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Delete the organization's SSO connection (refused while it requires SSO) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DeletedSsoConnection"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change the organization's SSO connection (a new issuer or client is discovered first) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    organization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateSsoConnectionRequest"];
+                };
+            };
+            responses: {
+                /** @description The connection as changed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SsoConnection"];
+                    };
+                };
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `request_too_large` */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `unsupported_media_type` */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `rate_limited`, `totp_locked`, `recovery_code_locked`, `password_locked` */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `internal_error`, `vault_open_failed`, `vault_key_missing` */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/v1/organizations/invitations/accept": {
         parameters: {
             query?: never;
@@ -6543,7 +7244,7 @@ export interface paths {
                         "application/json": components["schemas"]["AcceptOrganizationInvitationResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6552,7 +7253,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6561,7 +7262,16 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6649,7 +7359,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListOrganizationsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6658,7 +7368,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6667,7 +7377,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6738,7 +7448,7 @@ export interface paths {
                         "application/json": components["schemas"]["ExportWalletResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6747,7 +7457,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6756,7 +7466,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6765,7 +7475,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6852,7 +7562,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6861,7 +7571,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6870,7 +7580,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6879,7 +7589,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6888,7 +7598,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6933,7 +7643,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -7002,7 +7712,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignMessageResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7011,7 +7721,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7020,7 +7730,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7029,7 +7739,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7116,7 +7826,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7125,7 +7835,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7134,7 +7844,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7143,7 +7853,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7230,7 +7940,7 @@ export interface paths {
                         "application/json": components["schemas"]["SignTypedDataResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7239,7 +7949,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7248,7 +7958,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7257,7 +7967,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7343,7 +8053,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletSignaturesResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7352,7 +8062,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7361,7 +8071,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7370,7 +8080,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7440,7 +8150,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletTransactionsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7449,7 +8159,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7458,7 +8168,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7467,7 +8177,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7533,7 +8243,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletTransaction"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7542,7 +8252,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7551,7 +8261,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7560,7 +8270,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7587,7 +8297,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -7659,7 +8369,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7668,7 +8378,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7677,7 +8387,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7686,7 +8396,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7695,7 +8405,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7740,7 +8450,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -7810,7 +8520,7 @@ export interface paths {
                         "application/json": components["schemas"]["SendTransactionResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7819,7 +8529,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7828,7 +8538,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7837,7 +8547,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7846,7 +8556,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7891,7 +8601,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -7958,7 +8668,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletBalanceResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7967,7 +8677,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7976,7 +8686,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7985,7 +8695,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8030,7 +8740,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `sender_unavailable`, `chain_unavailable`, `chain_invalid_response`, `oauth_provider_error` */
+                /** @description Error: `oauth_provider_error`, `sender_unavailable`, `chain_unavailable`, `chain_invalid_response` */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -8097,7 +8807,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wallet"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8106,7 +8816,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8115,7 +8825,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8124,7 +8834,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8209,7 +8919,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wallet"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8218,7 +8928,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8227,7 +8937,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8236,7 +8946,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8245,7 +8955,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8330,7 +9040,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8339,7 +9049,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8348,7 +9058,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8417,7 +9127,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWalletPoliciesResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8426,7 +9136,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8435,7 +9145,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8488,7 +9198,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8497,7 +9207,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8506,7 +9216,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8515,7 +9225,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8524,7 +9234,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner` */
+                /** @description Error: `duplicate_email`, `duplicate_phone_number`, `email_belongs_to_another_user`, `phone_number_belongs_to_another_user`, `duplicate_wallet`, `totp_already_active`, `policy_limit_reached`, `nonce_conflict`, `transaction_not_replaceable`, `duplicate_webauthn_credential`, `wallet_belongs_to_another_user`, `oauth_identity_linked_elsewhere`, `last_sign_in_method`, `organization_slug_taken`, `organization_member_exists`, `last_owner`, `sso_connection_exists`, `sso_email_domain_taken`, `sso_connection_in_use` */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8605,7 +9315,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8614,7 +9324,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8623,7 +9333,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8632,7 +9342,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8684,7 +9394,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeleteWalletPolicyResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8693,7 +9403,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8702,7 +9412,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8711,7 +9421,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8767,7 +9477,7 @@ export interface paths {
                         "application/json": components["schemas"]["WalletPolicy"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8776,7 +9486,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8785,7 +9495,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8794,7 +9504,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8869,7 +9579,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8878,7 +9588,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8887,7 +9597,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8940,7 +9650,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreatedWebhookEndpoint"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8949,7 +9659,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8958,7 +9668,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9042,7 +9752,7 @@ export interface paths {
                         "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                     };
                 };
-                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
+                /** @description Error: `invalid_json`, `missing_field`, `invalid_field`, `unknown_field`, `repeated_session_cookie`, `invalid_email`, `invalid_phone_number`, `sms_country_not_allowed`, `phone_number_type_not_allowed`, `redirect_url_not_allowed`, `missing_redirect_url`, `invalid_mnemonic`, `invalid_private_key`, `invalid_transaction`, `wallet_type_mismatch`, `wallet_not_a_signer`, `wallet_read_only`, `oauth_state_not_found`, `oauth_state_used`, `oauth_state_expired`, `oauth_code_verifier_mismatch`, `invalid_recipient_key`, `token_wallet_type_mismatch`, `token_not_on_network`, `insufficient_funds`, `transaction_reverted`, `transaction_rejected`, `fee_payer_not_wallet`, `webauthn_domain_not_allowed`, `invalid_webauthn_credential`, `invalid_wallet_address`, `weak_password`, `breached_password`, `oauth_provider_misconfigured`, `unknown_role`, `invalid_webhook_url`, `webhook_url_not_allowed` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9051,7 +9761,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked` */
+                /** @description Error: `unauthorized`, `device_fingerprint_mismatch`, `session_not_found`, `session_required`, `invalid_session_jwt`, `step_up_required`, `otp_code_invalid`, `otp_code_expired`, `otp_code_used`, `otp_code_too_many_attempts`, `magic_link_expired`, `magic_link_used`, `magic_link_too_many_attempts`, `totp_code_invalid`, `totp_code_used`, `totp_expired`, `recovery_code_invalid`, `recovery_code_used`, `webauthn_challenge_not_found`, `webauthn_challenge_used`, `webauthn_challenge_expired`, `webauthn_origin_mismatch`, `webauthn_rp_id_mismatch`, `webauthn_verification_failed`, `webauthn_credential_not_allowed`, `webauthn_counter_regression`, `wallet_challenge_not_found`, `wallet_challenge_used`, `wallet_challenge_expired`, `wallet_address_mismatch`, `invalid_signature`, `invalid_credentials`, `reauthentication_required`, `password_reset_expired`, `password_reset_used`, `oauth_token_used`, `oauth_token_expired`, `invitation_expired`, `invitation_used`, `invitation_revoked`, `sso_token_used`, `sso_token_expired` */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9060,7 +9770,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9069,7 +9779,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `organization_not_found`, `organization_member_not_found`, `invitation_not_found`, `event_not_found` */
+                /** @description Error: `organization_not_found`, `organization_member_not_found`, `route_not_found`, `app_not_found`, `user_not_found`, `email_not_found`, `phone_number_not_found`, `wallet_not_found`, `webhook_endpoint_not_found`, `otp_code_not_found`, `magic_link_not_found`, `totp_not_found`, `policy_not_found`, `transaction_not_found`, `webauthn_credential_not_found`, `password_reset_not_found`, `oauth_provider_not_found`, `oauth_token_not_found`, `oauth_link_not_found`, `invitation_not_found`, `sso_connection_not_found`, `sso_token_not_found`, `event_not_found` */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9576,7 +10286,7 @@ export interface components {
                 default_role?: string;
                 /** @description Whether a signed-in user whose verified email is on one of `allowed_email_domains` may join by themselves, with `default_role`. */
                 join_by_domain?: boolean;
-                /** @description Whether members must sign in through the organization’s SSO connection. Only false until SSO connections exist. */
+                /** @description Whether members must sign in through the organization’s SSO connection: true only while it has one (`POST …/sso_connection` first). */
                 sso_required?: boolean;
                 /**
                  * @description Who may invite with their session (the secret key always may): `admins`, members whose roles grant `members:invite` (owners and admins by default); `members`, any member.
@@ -9599,6 +10309,20 @@ export interface components {
             session_expires_in?: number;
             session_jwt?: string;
             session_token?: string;
+        };
+        CreateSsoConnectionRequest: {
+            client_id: string;
+            /** @description Write-only: sealed at rest, never answered (only `client_secret_hint`). */
+            client_secret: string;
+            /** @description The domains whose emails the provider may vouch for; empty: the organization's `allowed_email_domains`. A domain belongs to one connection of the App. */
+            email_domains?: string[];
+            /**
+             * Format: uri
+             * @description The provider's issuer: its OpenID Connect discovery document is read (and checked) when the connection is written.
+             */
+            issuer: string;
+            /** @description `openid email profile` when absent or null; `openid` is always asked. */
+            scopes?: string[] | null;
         };
         CreateTotpRequest: {
             /** @description Minutes within which the TOTP must be verified to become active, 5–2160; 30 when absent. The spec types it as a string; a numeric string or an integer are both accepted. */
@@ -9652,6 +10376,10 @@ export interface components {
         DeletedOrganization: {
             organization_id: string;
         };
+        DeletedSsoConnection: {
+            connection_id: string;
+            organization_id: string;
+        };
         DeletedWebhookEndpoint: {
             endpoint_id: string;
         };
@@ -9684,7 +10412,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "permission_denied" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "fee_payer_not_wallet" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_code_verifier_mismatch" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "organization_not_found" | "organization_member_not_found" | "organization_slug_taken" | "organization_member_exists" | "last_owner" | "unknown_role" | "organization_creation_not_allowed" | "invitation_not_allowed" | "organization_join_not_allowed" | "not_a_member" | "invitation_not_found" | "invitation_expired" | "invitation_used" | "invitation_revoked" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_code_verifier_mismatch" | "organization_not_found" | "organization_member_not_found" | "sso_required" | "permission_denied" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "fee_payer_not_wallet" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "organization_slug_taken" | "organization_member_exists" | "last_owner" | "unknown_role" | "organization_creation_not_allowed" | "invitation_not_allowed" | "organization_join_not_allowed" | "not_a_member" | "invitation_not_found" | "invitation_expired" | "invitation_used" | "invitation_revoked" | "sso_not_configured" | "sso_connection_not_found" | "sso_connection_exists" | "sso_email_domain_taken" | "sso_connection_in_use" | "sso_email_domain_not_allowed" | "sso_email_not_verified" | "sso_token_not_found" | "sso_token_used" | "sso_token_expired" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;
@@ -9771,7 +10499,7 @@ export interface components {
             event: components["schemas"]["Event"];
         };
         /** @enum {string} */
-        EventType: "user.created" | "user.oauth_linked" | "user.oauth_unlinked" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "password.created" | "password.changed" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "wallet.transaction.sent" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.transaction.replaced" | "organization.created" | "organization.updated" | "organization.deleted" | "organization.member.added" | "organization.member.updated" | "organization.member.removed" | "organization.invitation.created" | "organization.invitation.revoked" | "organization.invitation.accepted" | "webhook_endpoint.disabled";
+        EventType: "user.created" | "user.oauth_linked" | "user.oauth_unlinked" | "email.added" | "email.verified" | "email.removed" | "phone_number.added" | "phone_number.verified" | "phone_number.removed" | "session.created" | "session.extended" | "session.revoked" | "password.created" | "password.changed" | "sign_in.failed" | "sign_in.locked_out" | "totp.created" | "totp.activated" | "totp.deleted" | "passkey.registered" | "passkey.removed" | "wallet.created" | "wallet.imported" | "wallet.exported" | "signature.made" | "signature.refused" | "wallet.transaction.sent" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.transaction.replaced" | "organization.created" | "organization.updated" | "organization.deleted" | "organization.member.added" | "organization.member.updated" | "organization.member.removed" | "organization.invitation.created" | "organization.invitation.revoked" | "organization.invitation.accepted" | "organization.sso.connection_created" | "organization.sso.connection_updated" | "organization.sso.connection_deleted" | "organization.sso.member_provisioned" | "webhook_endpoint.disabled";
         ExchangeOrganizationSessionRequest: {
             /** @description Minutes from now; left out, the new session ends when the one sent would have. */
             session_expires_in?: number;
@@ -10097,7 +10825,7 @@ export interface components {
              */
             join_by_domain: boolean;
             /**
-             * @description Whether members must sign in through the organization’s SSO connection. Only false until SSO connections exist.
+             * @description Whether members must sign in through the organization’s SSO connection: true only while it has one (`POST …/sso_connection` first).
              * @default false
              */
             sso_required: boolean;
@@ -10446,6 +11174,39 @@ export interface components {
             /** @enum {string} */
             type: "otp";
         };
+        SsoAuthenticateRequest: {
+            code_verifier?: string;
+            device_fingerprint?: components["schemas"]["DeviceFingerprint"];
+            /** @description Minutes: creates a session (or extends the one sent) lasting this long from now. */
+            session_expires_in?: number;
+            session_jwt?: string;
+            session_token?: string;
+            token: string;
+        };
+        SsoAuthenticateResponse: {
+            connection_id: string;
+            /** @description True when this sign-in provisioned the member (with the organization's default role). */
+            member_created: boolean;
+            member_id: string;
+            organization_id: string;
+            session?: components["schemas"]["Session"];
+            session_jwt?: string;
+            session_token?: string;
+            user_created: boolean;
+            user_id: string;
+        };
+        SsoConnection: {
+            client_id: string;
+            /** @description The secret's last four characters. */
+            client_secret_hint: string;
+            connection_id: string;
+            created_at: number;
+            email_domains: string[];
+            issuer: string;
+            organization_id: string;
+            scopes: string[] | null;
+            updated_at: number;
+        };
         StrengthCheckRequest: {
             /** @description The email of the person choosing it: a password built from it scores lower. */
             email?: string;
@@ -10505,7 +11266,7 @@ export interface components {
                 default_role?: string;
                 /** @description Whether a signed-in user whose verified email is on one of `allowed_email_domains` may join by themselves, with `default_role`. */
                 join_by_domain?: boolean;
-                /** @description Whether members must sign in through the organization’s SSO connection. Only false until SSO connections exist. */
+                /** @description Whether members must sign in through the organization’s SSO connection: true only while it has one (`POST …/sso_connection` first). */
                 sso_required?: boolean;
                 /**
                  * @description Who may invite with their session (the secret key always may): `admins`, members whose roles grant `members:invite` (owners and admins by default); `members`, any member.
@@ -10518,6 +11279,20 @@ export interface components {
              * @example acme
              */
             slug?: string;
+        };
+        UpdateSsoConnectionRequest: {
+            client_id?: string;
+            /** @description Write-only: sealed at rest, never answered (only `client_secret_hint`). */
+            client_secret?: string;
+            /** @description The domains whose emails the provider may vouch for; empty: the organization's `allowed_email_domains`. A domain belongs to one connection of the App. */
+            email_domains?: string[];
+            /**
+             * Format: uri
+             * @description The provider's issuer: its OpenID Connect discovery document is read (and checked) when the connection is written.
+             */
+            issuer?: string;
+            /** @description `openid email profile` when absent or null; `openid` is always asked. */
+            scopes?: string[] | null;
         };
         UpdateWalletPolicyRequest: {
             name?: string;
@@ -11122,6 +11897,7 @@ export type PublicRoute =
   | 'get /v1/auth/sessions'
   | 'get /v1/auth/sessions/jwks'
   | 'get /v1/auth/sessions/revocations'
+  | 'get /v1/auth/sso/start'
   | 'get /v1/organizations/joinable'
   | 'post /v1/auth/magic_links/authenticate'
   | 'post /v1/auth/magic_links/email/login_or_create'
@@ -11141,6 +11917,7 @@ export type PublicRoute =
   | 'post /v1/auth/sessions/authenticate'
   | 'post /v1/auth/sessions/revoke'
   | 'post /v1/auth/sessions/revoke_all'
+  | 'post /v1/auth/sso/authenticate'
   | 'post /v1/auth/wallets/challenge'
   | 'post /v1/auth/wallets/verify'
   | 'post /v1/auth/webauthn/authentications/begin'

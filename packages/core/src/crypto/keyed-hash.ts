@@ -24,7 +24,9 @@ export type HashPurpose =
   | 'nonce'
   | 'oauth_state'
   | 'oauth_token'
-  | 'invitation';
+  | 'invitation'
+  | 'sso_state'
+  | 'sso_token';
 
 export function keyedHasher(secret: string): KeyedHasher {
   const master = utf8(secret);

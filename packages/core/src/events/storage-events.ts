@@ -47,6 +47,14 @@ const invitationData = (i: { id: string; organization_id: string; email: string;
   roles: i.roles,
 });
 
+/** An SSO connection's event data: never its secret, sealed or not. */
+const ssoData = (c: { id: string; organization_id: string; issuer: string; client_id: string }) => ({
+  organization_id: c.organization_id,
+  connection_id: c.id,
+  issuer: c.issuer,
+  client_id: c.client_id,
+});
+
 const one = (app_id: string, type: EventType, data: Record<string, unknown>): ImpliedEvent[] => [
   { app_id, type, data },
 ];
@@ -266,6 +274,19 @@ export const writeRules: WriteRules = {
         r.ok
           ? one(r.invitation.app_id, 'organization.invitation.accepted', invitationData(r.invitation))
           : none,
+    },
+  },
+  // Organizations' SSO connections (sso/): never the sealed secret.
+  sso: {
+    insertConnection: {
+      events: (r, c) =>
+        r.inserted ? one(c.app_id, 'organization.sso.connection_created', ssoData(c)) : none,
+    },
+    updateConnection: {
+      events: (c) => (c ? one(c.app_id, 'organization.sso.connection_updated', ssoData(c)) : none),
+    },
+    deleteConnection: {
+      events: (c) => (c ? one(c.app_id, 'organization.sso.connection_deleted', ssoData(c)) : none),
     },
   },
   otps: {

@@ -17,31 +17,9 @@ export const oauthErrors = {
     message:
       "The provider's settings cannot be used: a missing client secret or key, or an http issuer this server does not allow.",
   },
-  oauth_provider_error: {
-    status: 502,
-    message:
-      'The provider could not be reached, or what it answered failed validation (issuer, audience, nonce, signature or expiry).',
-  },
-  oauth_state_not_found: {
-    status: 400,
-    message: 'No sign-in was started with this state: start it again from the App.',
-  },
-  oauth_state_used: {
-    status: 400,
-    message: 'This sign-in was already completed: start it again from the App.',
-  },
-  oauth_state_expired: {
-    status: 400,
-    message: 'This sign-in took longer than 10 minutes: start it again from the App.',
-  },
   oauth_token_not_found: { status: 404, message: 'No OAuth sign-in matches this token.' },
   oauth_token_used: { status: 401, message: 'The OAuth token was already used; sign in again.' },
   oauth_token_expired: { status: 401, message: 'The OAuth token has expired; sign in again.' },
-  oauth_code_verifier_mismatch: {
-    status: 400,
-    message:
-      'The code_verifier is missing or does not match the code_challenge the sign-in was started with.',
-  },
   oauth_identity_linked_elsewhere: {
     status: 409,
     message: 'This provider account is already linked to another user.',

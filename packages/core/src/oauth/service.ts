@@ -21,8 +21,18 @@ import type {
   StartQuery,
 } from './schema.js';
 
+// The OpenID Connect machinery organizations' SSO (sso/) builds on, offered at this capability's
+// surface: the same discovery, ID-token checks, identity linking and secret sealing, not a copy.
+export { resolveIdentity } from './identity-owner.js';
+export { readProviderIdentity } from './identity-read.js';
 // The App's settings hold providers' secrets sealed: apps/ seals them when the settings are written.
 export { refuseSealedInput, sealProviderSecrets } from './provider-secrets.js';
+export {
+  type ProviderCalls,
+  type ProviderIdentity,
+  type ProviderRuntimes,
+  providerRuntimes,
+} from './providers.js';
 
 /** How long a started sign-in waits for its callback, and its token for `authenticate`. */
 export const STATE_SECONDS = 600;

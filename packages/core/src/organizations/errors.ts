@@ -3,11 +3,6 @@
  * `npm run regenerate`. A table importing nothing, so the catalogue can hold it without a cycle.
  */
 export const organizationsErrors = {
-  organization_not_found: { status: 404, message: 'The App has no organization with this id.' },
-  organization_member_not_found: {
-    status: 404,
-    message: 'The organization has no member with this id.',
-  },
   organization_slug_taken: {
     status: 409,
     message: 'Another organization of the App has this slug.',

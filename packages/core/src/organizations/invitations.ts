@@ -178,6 +178,9 @@ export function invitationService(k: Kernel, sessions: SessionService) {
       const spent = await k.storage.organizations.consumeInvitation(appId, hashToken(input.token), now);
       if (!spent.ok) throw new LatchkeyError(failures[spent.reason]);
       const { invitation } = spent;
+      // An organization that requires SSO is joined through its provider (JIT), never by a link.
+      const organization = await k.storage.organizations.get(appId, invitation.organization_id);
+      if (organization?.settings.sso_required) throw new LatchkeyError('sso_required');
       const found = await findOrCreateByContact(k, appId, channels.email, invitation.email, {
         pending: false,
       });

@@ -81,7 +81,7 @@ export type InvitationConsumeFailure = 'not_found' | 'used' | 'revoked' | 'expir
  * `invitation` (an accepted invitation), `domain` (verified-domain joining). Said in the
  * `organization.member.added` event.
  */
-export type MemberJoinedBy = 'created' | 'added' | 'invitation' | 'domain';
+export type MemberJoinedBy = 'created' | 'added' | 'invitation' | 'domain' | 'sso';
 
 /** The role that can never be left without a holder once an organization has one. */
 export const OWNER_ROLE = 'owner';

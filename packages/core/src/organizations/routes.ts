@@ -191,7 +191,7 @@ const acceptInvitation = createRoute({
   request: jsonBody(acceptInvitationRequestSchema),
   responses: {
     200: jsonResponse('The member, its user, and the session', acceptInvitationResponseSchema),
-    ...errorResponses(404, 413, 415),
+    ...errorResponses(403, 404, 413, 415),
   },
 });
 

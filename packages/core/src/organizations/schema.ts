@@ -37,13 +37,15 @@ const settingsFields = {
   }),
   sso_required: z.boolean().openapi({
     description:
-      'Whether members must sign in through the organization’s SSO connection. Only false until SSO connections exist.',
+      'Whether members must sign in through the organization’s SSO connection: true only while it has one (`POST …/sso_connection` first).',
   }),
 };
 
+// A new organization has no SSO connection yet; an update checks it has one (organizations/sso-required.ts).
 const ssoNotYet = (s: { sso_required?: boolean | undefined }) => s.sso_required !== true;
 const ssoNotYetMessage = {
-  message: 'sso_required needs an SSO connection on the organization, which this version cannot hold yet',
+  message:
+    'sso_required needs the organization’s SSO connection: create the organization, then its connection',
   path: ['sso_required'],
 };
 
@@ -61,15 +63,13 @@ export const organizationSettingsSchema = z
 export type OrganizationSettings = z.infer<typeof organizationSettingsSchema>;
 
 /** Settings as a request sends them: any subset, the rest kept (or defaulted on create). */
-const settingsInputSchema = z
-  .strictObject({
-    who_can_invite: settingsFields.who_can_invite.optional(),
-    default_role: settingsFields.default_role.optional(),
-    allowed_sign_in_methods: settingsFields.allowed_sign_in_methods.optional(),
-    join_by_domain: settingsFields.join_by_domain.optional(),
-    sso_required: settingsFields.sso_required.optional(),
-  })
-  .refine(ssoNotYet, ssoNotYetMessage);
+const settingsInputSchema = z.strictObject({
+  who_can_invite: settingsFields.who_can_invite.optional(),
+  default_role: settingsFields.default_role.optional(),
+  allowed_sign_in_methods: settingsFields.allowed_sign_in_methods.optional(),
+  join_by_domain: settingsFields.join_by_domain.optional(),
+  sso_required: settingsFields.sso_required.optional(),
+});
 
 export type OrganizationSettingsInput = z.infer<typeof settingsInputSchema>;
 
@@ -134,7 +134,7 @@ export const createOrganizationRequestSchema = z
       .openapi({ description: 'A user of the App who becomes its first owner. Secret key only.' }),
     ...callerSessionFields,
     allowed_email_domains: emailDomains.optional(),
-    settings: settingsInputSchema.optional(),
+    settings: settingsInputSchema.refine(ssoNotYet, ssoNotYetMessage).optional(),
   })
   .openapi('CreateOrganizationRequest');
 

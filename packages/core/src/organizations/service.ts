@@ -27,8 +27,10 @@ import {
   type UpdateOrganizationRequest,
 } from './schema.js';
 import { organizationSessions } from './session-exchange.js';
+import { checkSsoRequired, type SsoConnectionCheck } from './sso-required.js';
 
 export type OrganizationService = ReturnType<typeof organizationService>;
+export type { OrganizationSessions } from './session-exchange.js';
 
 const DEFAULT_PAGE = 100;
 
@@ -69,6 +71,7 @@ const memberChangeError = (reason: Exclude<MemberChanged, { ok: true }>['reason'
 
 export function organizationService(k: Kernel, sessions: SessionService) {
   const appRoles = async (appId: string) => (await k.app(appId)).settings.organizations;
+  let hasSsoConnection: SsoConnectionCheck | undefined;
 
   const mustGet = async (appId: string, organizationId: string) => {
     const organization = await k.storage.organizations.get(appId, organizationId);
@@ -153,6 +156,7 @@ export function organizationService(k: Kernel, sessions: SessionService) {
       );
       const settings = input.settings ? { ...current.settings, ...sent } : undefined;
       if (settings) checkSettings(settings, await appRoles(appId));
+      if (settings) await checkSsoRequired(hasSsoConnection, appId, organizationId, settings);
       const updated = await k.storage.organizations.update(appId, organizationId, {
         ...(input.name === undefined ? {} : { name: input.name }),
         ...(input.slug === undefined ? {} : { slug: input.slug }),
@@ -268,6 +272,11 @@ export function organizationService(k: Kernel, sessions: SessionService) {
 
     /** Sessions scoped to an organization (docs/organizations.md, "Sessions in an organization"). */
     sessions: organizationSessions(k, sessions),
+
+    /** How `sso_required` learns whether an organization holds an SSO connection (sso/service.ts). */
+    knowSsoConnections(check: SsoConnectionCheck): void {
+      hasSsoConnection = check;
+    },
 
     /** What `roles` grant in this App now (`*`: every permission), for the checks to come. */
     async permissionsOf(appId: string, roles: readonly string[]) {

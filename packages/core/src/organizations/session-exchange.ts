@@ -7,6 +7,8 @@ import { policy } from '../http/route-policy.js';
 import type { Kernel } from '../kernel.js';
 import { authenticateSessionResponseSchema, sessionFieldsSchema } from '../sessions/schema.js';
 import type { SessionFields, SessionService } from '../sessions/service.js';
+import type { Factor } from '../shared/factor.js';
+import type { OrganizationRecord } from './repo.js';
 import { permissionsOf } from './roles.js';
 import { organizationIdParamsSchema } from './schema.js';
 
@@ -20,12 +22,17 @@ export const exchangeSessionRequestSchema = z
   })
   .openapi('ExchangeOrganizationSessionRequest');
 
+/** A rule on which of the user's sessions may become an organization's: throws to refuse. */
+export type ExchangeCheck = (organization: OrganizationRecord, factors: readonly Factor[]) => Promise<void>;
+
 /**
  * Sessions scoped to an organization (docs/organizations.md, "Sessions in an organization"):
  * the exchange, and what such a session holds there, which the sessions capability reads
  * through `scopeOrganizations` (token mode, and each JWT it signs).
  */
+
 export function organizationSessions(k: Kernel, sessions: SessionService) {
+  const exchangeChecks: ExchangeCheck[] = [];
   const scopeOf = async (appId: string, organizationId: string, userId: string) => {
     const member = await k.storage.organizations.getMemberByUser(appId, organizationId, userId);
     if (!member) return null;
@@ -47,11 +54,20 @@ export function organizationSessions(k: Kernel, sessions: SessionService) {
     async exchange(appId: string, organizationId: string, fields: SessionFields) {
       const organization = await k.storage.organizations.get(appId, organizationId);
       if (!organization) throw new LatchkeyError('organization_not_found');
-      return sessions.exchange(appId, fields, organization.id, async (userId) => {
+      return sessions.exchange(appId, fields, organization.id, async (userId, factors) => {
         const scope = await scopeOf(appId, organization.id, userId);
         if (!scope) throw new LatchkeyError('not_a_member');
+        for (const check of exchangeChecks) await check(organization, factors);
         return scope;
       });
+    },
+
+    /**
+     * Adds a rule every exchange must pass (it throws to refuse), for a capability built on this
+     * one: SSO's `sso_required` (sso/capability.ts), which this folder cannot import.
+     */
+    checkExchanges(check: ExchangeCheck): void {
+      exchangeChecks.push(check);
     },
   };
 }

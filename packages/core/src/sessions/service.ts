@@ -345,13 +345,13 @@ export function sessionService(
       appId: string,
       fields: SessionFields,
       organizationId: string,
-      admit: (userId: string) => Promise<OrganizationScope>,
+      admit: (userId: string, factors: readonly Factor[]) => Promise<OrganizationScope>,
     ) {
       oneOf(fields);
       const app = await k.app(appId);
       const sent = await findLive(appId, fields);
       if (!sent) throw new LatchkeyError('session_not_found');
-      const scope = await admit(sent.user_id);
+      const scope = await admit(sent.user_id, sent.factors);
       const now = k.now();
       const token = newSecret('lks_', k.random, 32);
       const session: SessionRecord = {

@@ -42,6 +42,10 @@ export const EVENT_TYPES = [
   'organization.invitation.created',
   'organization.invitation.revoked',
   'organization.invitation.accepted',
+  'organization.sso.connection_created',
+  'organization.sso.connection_updated',
+  'organization.sso.connection_deleted',
+  'organization.sso.member_provisioned',
   'webhook_endpoint.disabled',
 ] as const;
 

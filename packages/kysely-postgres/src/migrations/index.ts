@@ -20,6 +20,7 @@ import * as solanaTransactions from './0018_solana_transactions.js';
 import * as organizations from './0019_organizations.js';
 import * as organizationInvitations from './0020_organization_invitations.js';
 import * as sessionOrganizations from './0021_session_organizations.js';
+import * as ssoConnections from './0022_sso_connections.js';
 
 /**
  * A migration, run against the storage's schema. `schema` (undefined: the search path) is for the
@@ -57,4 +58,5 @@ export const migrations: Record<string, LatchkeyMigration> = {
   '0019_organizations': organizations,
   '0020_organization_invitations': organizationInvitations,
   '0021_session_organizations': sessionOrganizations,
+  '0022_sso_connections': ssoConnections,
 };
