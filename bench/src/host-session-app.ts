@@ -23,6 +23,8 @@ export interface HostSessionApp {
   session_jwt: string;
   session_token: string;
   session_id: string;
+  /** A JWT of a session scoped to an organization where the user holds `billing` (`invoices:read`). */
+  organization_session_jwt: string;
   storage: string;
   close(): Promise<void>;
 }
@@ -37,12 +39,25 @@ export async function hostSessionApp(dataDir: string): Promise<HostSessionApp> {
   const latchkey = createLatchkey({ storage, secret: randomBytes(32).toString('base64url') });
   const { app_id } = await latchkey.apps.create({
     name: 'bench host',
-    settings: { sessions: { jwt_lifetime_seconds: 3600 } },
+    settings: {
+      sessions: { jwt_lifetime_seconds: 3600 },
+      organizations: { roles: { billing: ['invoices:read'] } },
+    },
   });
   const { user_id } = await latchkey.users.create(app_id, {
     email: `bench.host.${randomBytes(4).toString('hex')}@example.com`,
   });
   const issued = await latchkey.sessions.issue(app_id, user_id, benchFactor, { session_expires_in: 120 });
+  // Another session, exchanged into an organization (the exchange revokes the one it is given).
+  const { organization_id } = await latchkey.organizations.create(app_id, {
+    name: 'Bench',
+    slug: `bench-${randomBytes(4).toString('hex')}`,
+  });
+  await latchkey.organizations.addMember(app_id, organization_id, { user_id, roles: ['billing'] });
+  const unscoped = await latchkey.sessions.issue(app_id, user_id, benchFactor, { session_expires_in: 120 });
+  const scoped = await latchkey.organizations.sessions.exchange(app_id, organization_id, {
+    session_token: unscoped.session_token as string,
+  });
   // jwt mode with its set of revoked sessions live, as a serving host has it (issue 34).
   const revocations = await latchkey.sessions.watchRevocations();
   return {
@@ -52,6 +67,7 @@ export async function hostSessionApp(dataDir: string): Promise<HostSessionApp> {
     session_jwt: issued.session_jwt as string,
     session_token: issued.session_token as string,
     session_id: issued.session!.id,
+    organization_session_jwt: scoped.session_jwt,
     storage: `${description}, revocations ${revocations}`,
     close: () => latchkey.close(),
   };

@@ -10,7 +10,8 @@ import { mountSignInCeiling } from './sign-in-ceiling.js';
 
 /**
  * A host Express app with Latchkey embedded, its own routes behind `requireSession`: `/jwt/me`
- * (the JWT's signature only) and `/token/me` (storage read per request), and `/plain` with no
+ * (the JWT's signature only), `/token/me` (storage read per request), `/jwt/invoices` (jwt mode,
+ * an organization session whose roles grant `invoices:read`), and `/plain` with no
  * middleware (what the embedding process costs before any session check). Prints `{ url, … }`
  * with a session's credentials when ready, like the other bench servers.
  */
@@ -44,11 +45,17 @@ if (process.env.DATABASE_URL) {
 }
 app.get('/jwt/me', requireSession(host.latchkey, { app_id: host.appId, mode: 'jwt' }), who);
 app.get('/token/me', requireSession(host.latchkey, { app_id: host.appId, mode: 'token' }), who);
+// An organization's route: a session scoped to one whose member's roles grant the permission.
+app.get(
+  '/jwt/invoices',
+  requireSession(host.latchkey, { app_id: host.appId, mode: 'jwt', permission: 'invoices:read' }),
+  who,
+);
 
 const server = app.listen(0, '127.0.0.1', () => {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const { session_jwt, session_token } = host;
-  console.log(JSON.stringify({ url, session_jwt, session_token }));
+  const { session_jwt, session_token, organization_session_jwt } = host;
+  console.log(JSON.stringify({ url, session_jwt, session_token, organization_session_jwt }));
 });
 process.on('SIGTERM', () => {
   server.close();

@@ -54,10 +54,12 @@ const server = await startChild<ServerInfo>('./serve.ts', [], {
 const bareExpress = await startChild<{ url: string }>('./bare-servers.ts', ['express']);
 const bareNode = await startChild<{ url: string }>('./bare-servers.ts', ['node']);
 // A host app with Latchkey embedded, its own routes behind requireSession (same storage kind).
-const host = await startChild<{ url: string; session_jwt: string; session_token: string }>(
-  './host-session-server.ts',
-  [],
-);
+const host = await startChild<{
+  url: string;
+  session_jwt: string;
+  session_token: string;
+  organization_session_jwt: string;
+}>('./host-session-server.ts', []);
 // The peer, on the same Postgres (its own schema): only when DATABASE_URL is set.
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const peerSchema = `bench_better_auth_${randomBytes(4).toString('hex')}`;
@@ -170,6 +172,11 @@ try {
       name: 'host Express route, requireSession (jwt mode)',
       url: `${host.info.url}/jwt/me`,
       headers: { authorization: `Bearer ${host.info.session_jwt}` },
+    },
+    {
+      name: 'host Express route, requireSession with an organization permission (jwt mode)',
+      url: `${host.info.url}/jwt/invoices`,
+      headers: { authorization: `Bearer ${host.info.organization_session_jwt}` },
     },
     {
       name: 'host Express route, requireSession (token mode)',

@@ -25,7 +25,7 @@ function pinoLines() {
   return { lines, logger: typed };
 }
 
-/** Memory storage whose route-limit counter fails with a driver-like error. */
+/** Memory storage whose rate-limit counters (one window or several at once) fail like a driver. */
 function failingRateLimits(err: unknown): Storage {
   const inner = memoryStorage();
   return {
@@ -33,6 +33,9 @@ function failingRateLimits(err: unknown): Storage {
     rateLimits: {
       ...inner.rateLimits,
       hit: async () => {
+        throw err;
+      },
+      hitAll: async () => {
         throw err;
       },
     },
