@@ -56,6 +56,9 @@ describe('hostSessionResolver(…).known', () => {
     await latchkey.sessions.check({ app_id, session_jwt: jwt, mode: 'jwt' });
 
     expect(jwtMode.known('GET', `Bearer ${jwt}`, undefined)?.user_id).toBe(user_id);
+    // Spelled otherwise than `Bearer <jwt>`, the header is still read (by its full grammar).
+    expect(jwtMode.known('GET', `bearer   ${jwt}`, undefined)?.user_id).toBe(user_id);
+    expect(jwtMode.known('GET', `Bearer ${jwt} `, undefined)).toBeUndefined();
     const local = { hostname: 'localhost' };
     const prod = { hostname: 'shop.example.com' };
     expect(jwtMode.known('HEAD', undefined, cookie, local)?.user_id).toBe(user_id);

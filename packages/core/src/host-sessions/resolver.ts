@@ -146,7 +146,10 @@ export function hostSessionResolver(latchkey: LatchkeySessions, options: HostSes
   ): SessionCheck | undefined => {
     if (mode !== 'jwt') return undefined;
     let jwt: string | undefined;
-    if (authorization !== undefined) jwt = bearerJwt(authorization);
+    // The usual header, `Bearer <jwt>`, is only sliced: what follows is a key into the JWTs
+    // verified before, where nothing but a JWT can match, so its shape needs no regex here.
+    if (authorization !== undefined)
+      jwt = authorization.startsWith('Bearer ') ? authorization.slice(7) : bearerJwt(authorization);
     else if (cookies && cookie !== undefined && (method === 'GET' || method === 'HEAD')) {
       const sent = readSessionCookies(cookie, namesOn(host?.hostname ?? ''));
       if (!sent.repeated) jwt = sent.jwt;
