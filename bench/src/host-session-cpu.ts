@@ -72,11 +72,12 @@ async function startBuild(tree: string | undefined, suffix: string, env: NodeJS.
     [],
     { ...env, LATCHKEY_DATA_DIR: dataDir, PORT: '0' },
   );
-  const host = await startChild<{ url: string; session_jwt: string; session_token: string }>(
-    entry('host-session-server.ts'),
-    [],
-    env,
-  );
+  const host = await startChild<{
+    url: string;
+    session_jwt: string;
+    session_token: string;
+    organization_session_jwt: string;
+  }>(entry('host-session-server.ts'), [], env);
   const { url, secret_key, public_token } = server.info;
   const call = async (route: string, body: unknown, key: string) => {
     const res = await fetch(`${url}${route}`, {
@@ -95,6 +96,8 @@ async function startBuild(tree: string | undefined, suffix: string, env: NodeJS.
     secret_key,
   );
   const publicKey = { authorization: `Bearer ${public_token}` };
+  const run = `${Date.now().toString(36)}${suffix.length}`;
+  const sent = { otp: 0, link: 0 };
   const rows: Array<[Target, Child<unknown>]> = [
     // The host process's own route with no middleware, the same bearer header: what embedding costs.
     [
@@ -121,7 +124,37 @@ async function startBuild(tree: string | undefined, suffix: string, env: NodeJS.
       },
       host,
     ],
+    [
+      {
+        name: `host jwt mode, organization permission${suffix}`,
+        url: `${host.info.url}/jwt/invoices`,
+        headers: { authorization: `Bearer ${host.info.organization_session_jwt}` },
+      },
+      host,
+    ],
     [{ name: `GET /v1/health${suffix}`, url: `${url}/v1/health` }, server],
+    // Sends to new addresses (issue 38's "Postgres CPU per send"): a user, a contact and a code
+    // or link each, and the rate-limit windows every send counts.
+    [
+      {
+        name: `send a passcode to a new address${suffix}`,
+        url: `${url}/v1/auth/otps/email/login_or_create`,
+        method: 'POST',
+        headers: publicKey,
+        nextBody: () => ({ email: `cpu.otp.${run}.${sent.otp++}@example.com` }),
+      },
+      server,
+    ],
+    [
+      {
+        name: `send a magic link to a new address${suffix}`,
+        url: `${url}/v1/auth/magic_links/email/login_or_create`,
+        method: 'POST',
+        headers: publicKey,
+        nextBody: () => ({ email: `cpu.link.${run}.${sent.link++}@example.com` }),
+      },
+      server,
+    ],
     [
       {
         name: `authenticate token${suffix}`,
