@@ -1,3 +1,4 @@
+import { appendFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { betterAuth } from 'better-auth';
 import { getMigrations } from 'better-auth/db/migration';
@@ -12,7 +13,8 @@ import pg from 'pg';
  * migrations). Host routes check the session on each request with `auth.api.getSession`:
  * `/me` reads the session from the database, `/me-cached` with Better Auth's cookie cache on.
  * Its `emailOTP` and `magicLink` plugins are on for the sign-in rows; what they would send is
- * kept here, one per address, and handed to the bench at `POST /sent` (the addresses asked).
+ * kept here, one per address, and handed to the bench at `POST /sent` (the addresses asked); the
+ * codes are also appended to the file `BENCH_BA_OUTBOX` names, as Latchkey's outbox is written.
  * Prints `{ url }` when ready, like the other bench servers.
  */
 const databaseUrl = process.env.DATABASE_URL;
@@ -26,6 +28,7 @@ await setup.end();
 
 // What the plugins would have sent, by address: the code, or the link's token.
 const sent = new Map<string, string>();
+const outbox = process.env.BENCH_BA_OUTBOX;
 const pool = new pg.Pool({ connectionString: databaseUrl, options: `-c search_path="${schema}"`, max: 10 });
 const base = {
   database: pool,
@@ -39,7 +42,11 @@ const base = {
     // Codes and links live an hour, as the bench's rows run minutes after the sends.
     emailOTP({
       expiresIn: 3600,
-      sendVerificationOTP: async ({ email, otp }) => void sent.set(email, otp),
+      sendVerificationOTP: async ({ email, otp }) => {
+        sent.set(email, otp);
+        // Written as Latchkey's example server writes its outbox, for the full sign-in row to read.
+        if (outbox) await appendFile(outbox, `${JSON.stringify({ to: email, code: otp })}\n`);
+      },
     }),
     magicLink({
       expiresIn: 3600,

@@ -13,6 +13,12 @@ export interface Target {
   nextPath?: () => string;
   /** Run a fixed number of requests instead of for the duration (single-use inputs run out). */
   amount?: number;
+  /**
+   * A flow of several requests in place of one (a full sign-in: send, read the code, verify),
+   * run `amount` times, `connections` at once; it throws when any step's answer is wrong. The
+   * row's rate is flows per second and its latencies a whole flow's.
+   */
+  flow?: (i: number) => Promise<void>;
 }
 
 export interface Measurement {
@@ -35,6 +41,7 @@ export async function measure(
   target: Target,
   options: { duration: number; connections: number },
 ): Promise<Measurement> {
+  if (target.flow) return measureFlow(target.name, target.flow, target.amount ?? 100, options.connections);
   const headers = { 'content-type': 'application/json', ...target.headers };
   const options_: Options = {
     url: target.url,
@@ -85,6 +92,44 @@ export async function measure(
   };
 }
 
+async function measureFlow(
+  name: string,
+  flow: (i: number) => Promise<void>,
+  amount: number,
+  connections: number,
+): Promise<Measurement> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < amount) {
+      const i = next++;
+      const begun = performance.now();
+      try {
+        await flow(i);
+        latencies.push(performance.now() - begun);
+      } catch (err) {
+        if (errors++ === 0) console.error(`  ${name}: ${(err as Error).message}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(connections, amount) }, worker));
+  const seconds = Math.max((performance.now() - started) / 1000, 0.001);
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return {
+    name,
+    requests_per_second: Math.round(latencies.length / seconds),
+    p50_ms: at(0.5),
+    p99_ms: at(0.99),
+    errors,
+    non_2xx: 0,
+    total: latencies.length,
+  };
+}
+
 const BARE = 'bare Express';
 export const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -99,7 +144,7 @@ export async function measureInRounds(
   options: { duration: number; connections: number; rounds: number },
 ): Promise<Measurement[]> {
   const repeatable = targets.filter(
-    (t) => t.amount === undefined && t.nextBody === undefined && t.nextPath === undefined,
+    (t) => t.amount === undefined && t.nextBody === undefined && t.nextPath === undefined && !t.flow,
   );
   for (const target of repeatable) await measure(target, { ...options, duration: 1 });
   const byName = new Map<string, Measurement[]>();

@@ -1,4 +1,5 @@
 import type { Target } from './measure.js';
+import { jsonClient, outboxTail } from './sign-in-flow.js';
 
 type Call = (method: string, route: string, body?: unknown, key?: string) => Promise<Record<string, string>>;
 
@@ -8,6 +9,14 @@ interface Latchkey {
   call: Call;
   /** The code or link token last sent to each address, read from the example server's outbox. */
   sent: () => Promise<Map<string, string>>;
+  /** The example server's outbox file, followed by the full sign-in row. */
+  outbox: string;
+}
+
+interface Peer {
+  url: string;
+  /** The file Better Auth's peer writes each code it would send to, as Latchkey's outbox. */
+  outbox: string;
 }
 
 const post = async (url: string, body: unknown) => {
@@ -31,7 +40,8 @@ async function inFifties(count: number, each: (i: number) => Promise<unknown>) {
  * links into a session. Every answer is checked by the measuring (non-2xx and errors are counted);
  * Latchkey's verify bodies ask for a session, as Better Auth always makes one.
  */
-export async function peerSignInTargets(lk: Latchkey, peerUrl: string, count: number): Promise<Target[]> {
+export async function peerSignInTargets(lk: Latchkey, peer: Peer, count: number): Promise<Target[]> {
+  const peerUrl = peer.url;
   const pub = { authorization: `Bearer ${lk.publicToken}` };
   const run = Date.now().toString(36);
   const address = (what: string, i: number) => `bench.${what}.${run}.${i}@example.com`;
@@ -88,6 +98,7 @@ export async function peerSignInTargets(lk: Latchkey, peerUrl: string, count: nu
     throw new Error('a code or link of the sign-in rows was not sent');
 
   const n = { lkSend: 0, lkLinkSend: 0, lkOtp: 0, lkLink: 0, baSend: 0, baLinkSend: 0, baOtp: 0, baLink: 0 };
+  const full = await fullSignInTargets(lk, peer, count, (who, i) => address(`${who}-flow`, i));
   const json = { 'content-type': 'application/json', origin: 'http://127.0.0.1' };
   return [
     {
@@ -156,6 +167,62 @@ export async function peerSignInTargets(lk: Latchkey, peerUrl: string, count: nu
       headers: { origin: 'http://127.0.0.1' },
       nextPath: () => `/api/auth/magic-link/verify?token=${encodeURIComponent(baLinks[n.baLink++ % count]!)}`,
       amount: count,
+    },
+    ...full,
+  ];
+}
+
+/**
+ * A whole email-passcode sign-in as a user makes it, for each side: send a code to a new address,
+ * read it from the side's outbox file as it is written, and verify it into a session. Each answer
+ * is checked (2xx, a method id, a session), so a flow that lost any step counts as an error.
+ */
+async function fullSignInTargets(
+  lk: Latchkey,
+  peer: Peer,
+  count: number,
+  address: (who: string, i: number) => string,
+): Promise<Target[]> {
+  const [lkCodes, baCodes] = await Promise.all([outboxTail(lk.outbox), outboxTail(peer.outbox)]);
+  const client = jsonClient(64);
+  const pub = { authorization: `Bearer ${lk.publicToken}` };
+  const expect = (ok: boolean, step: string, answer: { status: number; body: unknown }) => {
+    if (!ok) throw new Error(`${step} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+  };
+  return [
+    {
+      name: `sign-in: Latchkey full sign-in, send + read + verify (${count} new addresses)`,
+      url: `${lk.url}/v1/auth/otps/verify`,
+      amount: count,
+      flow: async (i) => {
+        const email = address('lk', i);
+        const sent = await client.post(`${lk.url}/v1/auth/otps/email/login_or_create`, { email }, pub);
+        expect(sent.status === 200 && typeof sent.body.method_id === 'string', 'send', sent);
+        const otp = await lkCodes.code(email);
+        const body = { method_id: sent.body.method_id, otp, session_expires_in: 60 };
+        const verified = await client.post(`${lk.url}/v1/auth/otps/verify`, body, pub);
+        expect(
+          verified.status === 200 && typeof verified.body.session_token === 'string',
+          'verify',
+          verified,
+        );
+      },
+    },
+    {
+      name: `sign-in: Better Auth full sign-in, send + read + sign-in/email-otp (${count} new addresses)`,
+      url: `${peer.url}/api/auth/sign-in/email-otp`,
+      amount: count,
+      flow: async (i) => {
+        const email = address('ba', i);
+        const sent = await client.post(`${peer.url}/api/auth/email-otp/send-verification-otp`, {
+          email,
+          type: 'sign-in',
+        });
+        expect(sent.status === 200, 'send', sent);
+        const otp = await baCodes.code(email);
+        const signedIn = await client.post(`${peer.url}/api/auth/sign-in/email-otp`, { email, otp });
+        expect(signedIn.status === 200 && typeof signedIn.body.token === 'string', 'sign-in', signedIn);
+      },
     },
   ];
 }

@@ -64,7 +64,10 @@ const host = await startChild<{
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const peerSchema = `bench_better_auth_${randomBytes(4).toString('hex')}`;
 const peer = databaseUrl
-  ? await startChild<{ url: string }>('./better-auth-server.ts', [], { BENCH_BA_SCHEMA: peerSchema })
+  ? await startChild<{ url: string }>('./better-auth-server.ts', [], {
+      BENCH_BA_SCHEMA: peerSchema,
+      BENCH_BA_OUTBOX: path.join(dataDir, 'better-auth-outbox.jsonl'),
+    })
   : undefined;
 
 /** The OpenID Connect provider the oauth rows signed in through, when they ran. */
@@ -143,8 +146,9 @@ try {
                 m.code ?? new URL(m.url!).searchParams.get('token')!,
               ]),
             ),
+          outbox,
         },
-        peer.info.url,
+        { url: peer.info.url, outbox: path.join(dataDir, 'better-auth-outbox.jsonl') },
         Number(process.env.BENCH_SIGN_IN_PEER ?? 1000),
       )
     : [];
@@ -320,6 +324,17 @@ try {
         tracing.map((r) => [r.name, { 'CPU µs/req': r.cpu_us_per_request, 'vs untraced': r.vs_untraced }]),
       ),
     );
+  // Each Latchkey sign-in row ÷ the Better Auth row after it (issue 38's targets: ≥ 1.5).
+  const peerRatios = results.flatMap((r, i) => {
+    const peerRow = results[i + 1];
+    return r.name.startsWith('sign-in: Latchkey') && peerRow?.name.startsWith('sign-in: Better Auth')
+      ? [
+          `${r.name}: ${(r.requests_per_second / Math.max(peerRow.requests_per_second, 1)).toFixed(2)}× Better Auth`,
+        ]
+      : [];
+  });
+  if (peerRatios.length > 0)
+    console.log(`\nSign-in beside Better Auth (issue 38):\n  ${peerRatios.join('\n  ')}`);
   if (frameworks.summary.length > 0)
     console.log(`\nFramework host routes (issue 36):\n  ${frameworks.summary.join('\n  ')}`);
   if (revocations)
