@@ -66,6 +66,30 @@ describe.each(storageBackends())('organization invitations on $name', (backend) 
     expect(expectErrorShape(res).error_type).toBe(type);
   };
 
+  it('refuses, without spending it, an invitation to an organization whose sign-in methods exclude magic_link', async () => {
+    const orgId = await createOrg();
+    const email = freshEmail();
+    expect((await invite(orgId, { email })).status).toBe(200);
+    const token = tokenSentTo(email);
+    const restrict = (methods: string[]) =>
+      t.call('PATCH', `/v1/organizations/${orgId}`, { settings: { allowed_sign_in_methods: methods } });
+    expect((await restrict(['email_otp', 'oauth'])).status).toBe(200);
+
+    const refused = await accept({ token, session_expires_in: 60 });
+    expectError(refused, 403, 'sign_in_method_not_allowed');
+    expect(refused.body.session_token).toBeUndefined();
+    expect((await t.call('GET', `/v1/organizations/${orgId}/members`)).body.members).toEqual([]);
+    const pending = await t.call('GET', `/v1/organizations/${orgId}/invitations`);
+    expect(pending.body.invitations).toEqual([expect.objectContaining({ email, status: 'pending' })]);
+
+    // Once the organization allows sign-in by link, the same token works, once.
+    expect((await restrict(['email_otp', 'magic_link'])).status).toBe(200);
+    const accepted = await accept({ token, session_expires_in: 60 });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ organization_id: orgId, member_created: true });
+    expectError(await accept({ token }), 401, 'invitation_used');
+  });
+
   it('emails a link whose token, accepted with the public token, signs the new invitee in as a member', async () => {
     const orgId = await createOrg();
     const email = freshEmail();
