@@ -247,6 +247,11 @@ export const capabilityErrors = {
     message:
       'The organization admits no one by email domain, or none of your verified emails is on its allowed domains.',
   },
+  sign_in_method_not_allowed: {
+    status: 403,
+    message:
+      'The organization does not allow the way this session signed in (its settings.allowed_sign_in_methods): sign in with one of its methods.',
+  },
   not_a_member: { status: 403, message: "The session's user is not a member of this organization." },
   invitation_not_found: { status: 404, message: 'No invitation of this App matches this token or id.' },
   invitation_expired: { status: 401, message: 'The invitation has expired; ask for a new one.' },

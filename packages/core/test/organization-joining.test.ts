@@ -1,16 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLatchkey, type EventRecord, type Latchkey, type Storage } from '../src/index.js';
-import {
-  capturingSender,
-  expectErrorShape,
-  manualClock,
-  TEST_SECRET,
-  type TestApp,
-  testApp,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, testApp } from './helpers.js';
+import { expectError, INVITE, organizationTestbed } from './organization-testbed.js';
 import { storageBackends } from './storage-backends.js';
-
-const INVITE = 'https://app.example.com/invite';
 
 /**
  * What a signed-in user (session and public token) may do with organizations for themselves:
@@ -18,37 +9,14 @@ const INVITE = 'https://app.example.com/invite';
  * on invitations.
  */
 describe.each(storageBackends())('organizations for signed-in users on $name', (backend) => {
-  let storage: Storage;
-  let dispose: () => Promise<void>;
-  let latchkey: Latchkey;
-  let t: TestApp;
-  let other: TestApp;
-  const sender = capturingSender();
-  const clock = manualClock();
-  const events: EventRecord[] = [];
-
-  beforeAll(async () => {
-    const opened = await backend.open();
-    storage = opened.storage;
-    dispose = opened.dispose;
-    latchkey = createLatchkey({ storage, secret: TEST_SECRET, clock, sender });
-    latchkey.events.on('*', (e) => {
-      events.push(e);
-    });
-    t = await testApp(latchkey);
-    other = await testApp(latchkey);
-    for (const app of [t, other])
-      await latchkey.apps.updateSettings(app.app_id, { redirect_urls: { invite: [INVITE] } });
-  });
-  afterAll(async () => {
-    await dispose?.();
-  });
+  const bed = organizationTestbed(backend);
+  const { sender, clock, events } = bed;
 
   let n = 0;
   const unique = () => `${++n}-${Math.random().toString(36).slice(2, 8)}`;
   type Caller = { user_id: string; session_token: string; session_jwt: string };
   /** A user signed in by an email passcode: the address is verified. */
-  const signIn = async (email: string, app = t): Promise<Caller> => {
+  const signIn = async (email: string, app = bed.t): Promise<Caller> => {
     const send = await app.call('POST', '/v1/auth/otps/email/login_or_create', { email }, app.public_token);
     expect(send.status).toBe(200);
     const verify = await app.call(
@@ -61,7 +29,7 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
     const { user_id, session_token, session_jwt } = verify.body;
     return { user_id, session_token, session_jwt };
   };
-  const createOrg = async (body: Record<string, unknown> = {}, app = t) => {
+  const createOrg = async (body: Record<string, unknown> = {}, app = bed.t) => {
     const res = await app.call('POST', '/v1/organizations', {
       name: 'Acme',
       slug: `acme-${unique()}`,
@@ -69,11 +37,6 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
     });
     expect(res.status).toBe(200);
     return res.body.organization_id as string;
-  };
-  const expectError = (res: Awaited<ReturnType<TestApp['call']>>, status: number, type: string) => {
-    expect(res.status).toBe(status);
-    expect(expectErrorShape(res).error_type).toBe(type);
-    return expectErrorShape(res);
   };
   const addedEvent = (orgId: string, userId: string) =>
     events.find(
@@ -85,14 +48,14 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
 
   describe('joining by a verified email domain', () => {
     const domain = () => `acme-${unique()}.test`;
-    const joinable = (caller: Partial<Caller>, app = t, query = '') =>
+    const joinable = (caller: Partial<Caller>, app = bed.t, query = '') =>
       app.call(
         'GET',
         `/v1/organizations/joinable?session_token=${caller.session_token}${query}`,
         undefined,
         app.public_token,
       );
-    const join = (orgId: string, caller: Partial<Caller>, app = t) =>
+    const join = (orgId: string, caller: Partial<Caller>, app = bed.t) =>
       app.call(
         'POST',
         `/v1/organizations/${orgId}/join`,
@@ -131,18 +94,18 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
         joined_by: 'domain',
         roles: ['admin'],
       });
-      const members = await t.call('GET', `/v1/organizations/${orgId}/members`);
+      const members = await bed.t.call('GET', `/v1/organizations/${orgId}/members`);
       expect(members.body.members.map((m: { user_id: string }) => m.user_id)).toEqual([caller.user_id]);
 
       // A member now: neither listed nor joined again.
       expect((await joinable(caller)).body.organizations).toEqual([]);
       expectError(await join(orgId, caller), 409, 'organization_member_exists');
       // With the JWT as well as the token.
-      const byJwt = await t.call(
+      const byJwt = await bed.t.call(
         'GET',
         `/v1/organizations/joinable?session_jwt=${caller.session_jwt}`,
         undefined,
-        t.public_token,
+        bed.t.public_token,
       );
       expect(byJwt.status).toBe(200);
     });
@@ -154,7 +117,7 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
       expect((await joinable(caller)).body.organizations).toEqual([]);
       const res = expectError(await join(orgId, caller), 403, 'organization_join_not_allowed');
       expect(res.error_message).toMatch(/join_by_domain/);
-      await t.call('PATCH', `/v1/organizations/${orgId}`, { settings: { join_by_domain: true } });
+      await bed.t.call('PATCH', `/v1/organizations/${orgId}`, { settings: { join_by_domain: true } });
       expect((await join(orgId, caller)).status).toBe(200);
     });
 
@@ -163,9 +126,9 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
       const orgId = await createOrg({ allowed_email_domains: [d], settings: { join_by_domain: true } });
       const caller = await signIn(`carol-${unique()}@elsewhere.test`);
       // The user also has an address on the domain, never verified.
-      await storage.emails.insert({
+      await bed.storage.emails.insert({
         id: `email_${unique().replace('-', '')}`,
-        app_id: t.app_id,
+        app_id: bed.t.app_id,
         user_id: caller.user_id,
         address: `carol-${unique()}@${d}`,
         verified_at: null,
@@ -190,29 +153,34 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
     it("never another App's organization (404), and only with a live session", async () => {
       const d = domain();
       const orgId = await createOrg({ allowed_email_domains: [d], settings: { join_by_domain: true } });
-      const stranger = await signIn(`eve-${unique()}@${d}`, other);
-      expectError(await join(orgId, stranger, other), 404, 'organization_not_found');
-      expect((await joinable(stranger, other)).body.organizations).toEqual([]);
+      const stranger = await signIn(`eve-${unique()}@${d}`, bed.other);
+      expectError(await join(orgId, stranger, bed.other), 404, 'organization_not_found');
+      expect((await joinable(stranger, bed.other)).body.organizations).toEqual([]);
       expectError(
         await join('org_missing', await signIn(`f-${unique()}@${d}`)),
         404,
         'organization_not_found',
       );
 
-      const noSession = await t.call('POST', `/v1/organizations/${orgId}/join`, {}, t.public_token);
+      const noSession = await bed.t.call('POST', `/v1/organizations/${orgId}/join`, {}, bed.t.public_token);
       expect(expectError(noSession, 400, 'missing_field').error_field).toBe('session_token');
       expectError(await join(orgId, { session_token: 'lk_session_nope' }), 401, 'session_not_found');
       expectError(
-        await t.call('GET', '/v1/organizations/joinable?limit=0&session_token=x', undefined, t.public_token),
+        await bed.t.call(
+          'GET',
+          '/v1/organizations/joinable?limit=0&session_token=x',
+          undefined,
+          bed.t.public_token,
+        ),
         400,
         'invalid_field',
       );
       expectError(
-        await t.call(
+        await bed.t.call(
           'POST',
           `/v1/organizations/${orgId}/join`,
           { session_token: 'x', extra: 1 },
-          t.public_token,
+          bed.t.public_token,
         ),
         400,
         'unknown_field',
@@ -226,9 +194,9 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
         await createOrg({ allowed_email_domains: ['x.test', d], settings: { join_by_domain: true } }),
       ].sort();
       const caller = await signIn(`gail-${unique()}@${d}`);
-      const first = await joinable(caller, t, '&limit=1');
+      const first = await joinable(caller, bed.t, '&limit=1');
       expect(first.body.organizations).toHaveLength(1);
-      const rest = await joinable(caller, t, `&limit=1&cursor=${first.body.next_cursor}`);
+      const rest = await joinable(caller, bed.t, `&limit=1&cursor=${first.body.next_cursor}`);
       expect(
         [...first.body.organizations, ...rest.body.organizations].map((o: any) => o.organization_id),
       ).toEqual(ids);
@@ -237,7 +205,7 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
   });
 
   describe('users creating organizations', () => {
-    const create = (body: Record<string, unknown>, app = t) =>
+    const create = (body: Record<string, unknown>, app = bed.t) =>
       app.call(
         'POST',
         '/v1/organizations',
@@ -253,12 +221,12 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
         'organization_creation_not_allowed',
       );
       // Settings are replaced as a whole: the App's redirect_urls go with them, unused here.
-      await latchkey.apps.updateSettings(t.app_id, { organizations: { allow_user_creation: true } });
+      await bed.latchkey.apps.updateSettings(bed.t.app_id, { organizations: { allow_user_creation: true } });
       try {
         const res = await create({ session_jwt: caller.session_jwt });
         expect(res.status).toBe(200);
         const orgId = res.body.organization_id;
-        const members = await t.call('GET', `/v1/organizations/${orgId}/members`);
+        const members = await bed.t.call('GET', `/v1/organizations/${orgId}/members`);
         expect(members.body.members).toMatchObject([{ user_id: caller.user_id, roles: ['owner'] }]);
         expect(addedEvent(orgId, caller.user_id)?.data.joined_by).toBe('created');
 
@@ -273,13 +241,13 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
         expect(expectError(await create({}), 400, 'missing_field').error_field).toBe('session_token');
         expectError(await create({ session_token: 'nope' }), 401, 'session_not_found');
       } finally {
-        await latchkey.apps.updateSettings(t.app_id, { redirect_urls: { invite: [INVITE] } });
+        await bed.latchkey.apps.updateSettings(bed.t.app_id, { redirect_urls: { invite: [INVITE] } });
       }
     });
 
     it('keeps the secret key as it was, and refuses a session beside it', async () => {
       const caller = await signIn(`backend-${unique()}@example.com`);
-      const res = await t.call('POST', '/v1/organizations', {
+      const res = await bed.t.call('POST', '/v1/organizations', {
         name: 'Backend',
         slug: `b-${unique()}`,
         owner_user_id: caller.user_id,
@@ -287,7 +255,7 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
       });
       expect(res.status).toBe(200);
       expect(addedEvent(res.body.organization_id, caller.user_id)?.data.joined_by).toBe('created');
-      const both = await t.call('POST', '/v1/organizations', {
+      const both = await bed.t.call('POST', '/v1/organizations', {
         name: 'Backend',
         slug: `b-${unique()}`,
         session_token: caller.session_token,
@@ -297,7 +265,7 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
   });
 
   describe('members inviting', () => {
-    const invite = (orgId: string, caller: Caller | null, body: Record<string, unknown> = {}, app = t) =>
+    const invite = (orgId: string, caller: Caller | null, body: Record<string, unknown> = {}, app = bed.t) =>
       app.call(
         'POST',
         `/v1/organizations/${orgId}/invitations`,
@@ -324,7 +292,7 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
       ] as const)
         expect(
           (
-            await t.call('POST', `/v1/organizations/${orgId}/members`, {
+            await bed.t.call('POST', `/v1/organizations/${orgId}/members`, {
               user_id: caller.user_id,
               roles: [role],
             })
@@ -359,10 +327,10 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
       ).toBe('roles.0');
       expectError(await invite(orgId, outsider), 404, 'organization_not_found');
       // Another App's member, with that App's public token: the organization is not there.
-      const stranger = await signIn(`s-${unique()}@example.com`, other);
-      expectError(await invite(orgId, stranger, {}, other), 404, 'organization_not_found');
+      const stranger = await signIn(`s-${unique()}@example.com`, bed.other);
+      expectError(await invite(orgId, stranger, {}, bed.other), 404, 'organization_not_found');
       expectError(await invite(orgId, { ...member, session_token: 'nope' }), 401, 'session_not_found');
-      const withSecret = await t.call('POST', `/v1/organizations/${orgId}/invitations`, {
+      const withSecret = await bed.t.call('POST', `/v1/organizations/${orgId}/invitations`, {
         email: `x-${unique()}@example.com`,
         redirect_url: INVITE,
         session_token: member.session_token,
@@ -374,8 +342,8 @@ describe.each(storageBackends())('organizations for signed-in users on $name', (
   describe('the limit on invitations', () => {
     let limited: TestApp;
     beforeAll(async () => {
-      limited = await testApp(latchkey);
-      await latchkey.apps.updateSettings(limited.app_id, {
+      limited = await testApp(bed.latchkey);
+      await bed.latchkey.apps.updateSettings(limited.app_id, {
         redirect_urls: { invite: [INVITE] },
         rate_limits: {
           invitations_per_organization: { limit: 3, window_seconds: 3600 },

@@ -216,6 +216,51 @@ describe.each(storageBackends())('sessions in an organization on $name', (backen
     expect(bad.status).toBeLessThan(500);
   });
 
+  it('exchanges only a session signed in by a method the organization allows; an empty list allows any', async () => {
+    const user = await newUser();
+    const owner = await newUser();
+    const byOtp = await createOrg(owner);
+    const byOAuth = await createOrg(owner);
+    const open = await createOrg(owner);
+    for (const orgId of [byOtp, byOAuth, open]) await addMember(orgId, user, ['member']);
+    const restrict = async (orgId: string, methods: string[]) => {
+      const res = await t.call('PATCH', `/v1/organizations/${orgId}`, {
+        settings: { allowed_sign_in_methods: methods },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.settings.allowed_sign_in_methods).toEqual(methods);
+    };
+    await restrict(byOtp, ['email_otp']);
+    await restrict(byOAuth, ['oauth']);
+
+    // Signed in by an email code: refused where only OAuth is allowed, and nothing revoked.
+    const sent = await signIn(user);
+    const refused = await exchange(byOAuth, { session_token: sent.token });
+    expect(refused.status).toBe(403);
+    expect(expectErrorShape(refused)).toMatchObject({
+      error_type: 'sign_in_method_not_allowed',
+      error_message: expect.stringContaining('allowed_sign_in_methods'),
+    });
+    expectError(await exchange(byOAuth, { session_jwt: sent.jwt }), 403, 'sign_in_method_not_allowed');
+    const still = await t.call('POST', '/v1/auth/sessions/authenticate', { session_token: sent.token });
+    expect(still.status).toBe(200);
+    expect(still.body.session.id).toBe(sent.id);
+
+    // The same session goes where email codes are allowed.
+    const inOtp = await exchange(byOtp, { session_token: sent.token });
+    expect(inOtp.status).toBe(200);
+    expect(inOtp.body.session.organization_id).toBe(byOtp);
+    // Where the list is empty, any session goes; an OAuth-only organization still refuses it.
+    expect((await exchange(open, { session_token: (await signIn(user)).token })).status).toBe(200);
+    expectError(
+      await exchange(byOAuth, { session_jwt: inOtp.body.session_jwt }),
+      403,
+      'sign_in_method_not_allowed',
+    );
+    await restrict(byOAuth, []);
+    expect((await exchange(byOAuth, { session_token: (await signIn(user)).token })).status).toBe(200);
+  });
+
   it('revokes the member’s organization sessions when their roles change or they are removed, in jwt mode too', async () => {
     const user = await newUser();
     const orgId = await createOrg(await newUser());

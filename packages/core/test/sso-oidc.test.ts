@@ -444,6 +444,10 @@ describe.each(storageBackends())('SSO with oidc-provider on $name', (backend) =>
     expect(accept.status).toBe(403);
     expect(expectErrorShape(accept).error_type).toBe('sso_required');
     expect((await call(app, 'GET', `${orgPath}/members`)).body.members).toEqual([]);
+    // Refused, not spent: still pending.
+    expect((await call(app, 'GET', `${orgPath}/invitations`)).body.invitations).toEqual([
+      expect.objectContaining({ email: 'ivan@strict.com', status: 'pending' }),
+    ]);
 
     // A member signed in another way gets no session of the organization; through its SSO, one.
     const otp = await call(
@@ -485,8 +489,47 @@ describe.each(storageBackends())('SSO with oidc-provider on $name', (backend) =>
     expect(viaSso.body).toMatchObject({ user_id: byCode.body.user_id, member_created: false });
     expect(viaSso.body.session.organization_id).toBe(org.body.organization_id);
 
+    // With sso_required off, the invitation refused above accepts: its token was never spent.
     await call(app, 'PATCH', orgPath, { settings: { sso_required: false } });
+    const later = await call(
+      app,
+      'POST',
+      '/v1/organizations/invitations/accept',
+      { token: link.searchParams.get('token'), session_expires_in: 60 },
+      app.public_token,
+    );
+    expect(later.status, JSON.stringify(later.body)).toBe(200);
+    expect(later.body).toMatchObject({ organization_id: org.body.organization_id, member_created: true });
     expect((await call(app, 'DELETE', `${orgPath}/sso_connection`)).status).toBe(200);
+  });
+
+  it('allowed_sign_in_methods: SSO is refused, before provisioning, where `sso` is not allowed, and admitted where it is', async () => {
+    const { app, organizationId, connection } = await orgWithConnection('acme-methods.com');
+    const orgPath = `/v1/organizations/${organizationId}`;
+    const restrict = async (methods: string[]) =>
+      expect(
+        (await call(app, 'PATCH', orgPath, { settings: { allowed_sign_in_methods: methods } })).status,
+      ).toBe(200);
+    const mia = fresh('mia', 'acme-methods.com');
+    op.accounts[mia.id] = { email: mia.email, email_verified: true };
+
+    await restrict(['email_otp', 'oauth']);
+    const refused = await authenticate(
+      app,
+      tokenOf((await signIn(app, { organization_id: organizationId }, mia.id)).callback),
+    );
+    expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+    expect(expectErrorShape(refused).error_type).toBe('sign_in_method_not_allowed');
+    expect((await call(app, 'GET', `${orgPath}/members`)).body.members).toEqual([]);
+
+    await restrict(['sso']);
+    const admitted = await authenticate(
+      app,
+      tokenOf((await signIn(app, { organization_id: organizationId }, mia.id)).callback),
+    );
+    expect(admitted.status, JSON.stringify(admitted.body)).toBe(200);
+    expect(admitted.body).toMatchObject({ member_created: true, connection_id: connection.connection_id });
+    expect(admitted.body.session.organization_id).toBe(organizationId);
   });
 
   it('the client secret is never in any answer, event, or stored in plain text', async () => {

@@ -181,6 +181,11 @@ export function memoryOrganizationRepo(
       if (i.accepted_at !== null) return { ok: false, reason: 'used' };
       if (i.revoked_at !== null) return { ok: false, reason: 'revoked' };
       if (i.expires_at <= now) return { ok: false, reason: 'expired' };
+      const settings = organizations.get(i.organization_id)?.settings;
+      if (settings?.sso_required) return { ok: false, reason: 'sso_required' };
+      const methods = settings?.allowed_sign_in_methods ?? [];
+      if (methods.length > 0 && !methods.includes('magic_link'))
+        return { ok: false, reason: 'sign_in_method_not_allowed' };
       const next = { ...i, accepted_at: now };
       invitations.set(i.id, copy(next));
       return { ok: true, invitation: copy(next) };

@@ -397,6 +397,40 @@ export function organizationRepoCases(storage: () => Storage, parallelism = 1): 
       });
     });
 
+    it('leaves an invitation unspent while its organization refuses a sign-in by link', async () => {
+      const { s, app, organization } = await setup();
+      const invitation = makeInvitation(organization);
+      await s.organizations.insertInvitation(invitation);
+      const settings = (over: Partial<OrganizationRecord['settings']>) =>
+        s.organizations.update(app.id, organization.id, {
+          settings: { ...organization.settings, ...over },
+          updated_at: NOW,
+        });
+      await settings({ sso_required: true, allowed_sign_in_methods: ['magic_link'] });
+      expect(await s.organizations.consumeInvitation(app.id, invitation.token_hash, NOW)).toEqual({
+        ok: false,
+        reason: 'sso_required',
+      });
+      await settings({ allowed_sign_in_methods: ['email_otp', 'sso'] });
+      expect(await s.organizations.consumeInvitation(app.id, invitation.token_hash, NOW)).toEqual({
+        ok: false,
+        reason: 'sign_in_method_not_allowed',
+      });
+      // Its own state comes first: a used, revoked or expired invitation says so.
+      expect(await s.organizations.consumeInvitation(app.id, invitation.token_hash, NOW + 3600)).toEqual({
+        ok: false,
+        reason: 'expired',
+      });
+      expect(
+        (await s.organizations.listInvitations(app.id, organization.id, { limit: 10 })).invitations,
+      ).toEqual([invitation]);
+      await settings({ allowed_sign_in_methods: ['email_otp', 'magic_link'] });
+      expect(await s.organizations.consumeInvitation(app.id, invitation.token_hash, NOW + 1)).toEqual({
+        ok: true,
+        invitation: { ...invitation, accepted_at: NOW + 1 },
+      });
+    });
+
     it(`spends an invitation once of ${racers} concurrent spends`, async () => {
       const { s, app, organization } = await setup();
       const invitation = makeInvitation(organization);

@@ -48,7 +48,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -139,7 +139,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -810,7 +810,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -940,7 +940,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1070,7 +1070,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1200,7 +1200,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1527,7 +1527,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2136,7 +2136,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2248,7 +2248,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2677,7 +2677,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2780,7 +2780,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3184,7 +3184,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3296,7 +3296,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3417,7 +3417,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3529,7 +3529,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3650,7 +3650,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3758,7 +3758,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3853,7 +3853,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3945,7 +3945,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4046,7 +4046,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4138,7 +4138,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4230,7 +4230,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4323,7 +4323,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4541,7 +4541,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4750,7 +4750,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4865,7 +4865,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4986,7 +4986,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5069,7 +5069,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5167,7 +5167,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5352,7 +5352,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5423,7 +5423,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5540,7 +5540,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5619,7 +5619,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5702,7 +5702,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5820,7 +5820,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5902,7 +5902,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6032,7 +6032,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6127,7 +6127,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6249,7 +6249,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6331,7 +6331,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6449,7 +6449,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6529,7 +6529,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6622,7 +6622,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6741,7 +6741,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6849,7 +6849,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6931,7 +6931,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7044,7 +7044,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7136,7 +7136,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7262,7 +7262,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7377,7 +7377,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7466,7 +7466,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7580,7 +7580,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7730,7 +7730,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7844,7 +7844,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7958,7 +7958,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8071,7 +8071,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8168,7 +8168,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8261,7 +8261,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8387,7 +8387,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8538,7 +8538,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8686,7 +8686,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8825,7 +8825,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8937,7 +8937,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9058,7 +9058,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9145,7 +9145,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9216,7 +9216,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9333,7 +9333,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9412,7 +9412,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9495,7 +9495,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9597,7 +9597,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9668,7 +9668,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9770,7 +9770,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
+                /** @description Error: `secret_key_required`, `sso_required`, `permission_denied`, `policy_violation`, `cross_site_request`, `https_behind_untrusted_proxy`, `organization_creation_not_allowed`, `invitation_not_allowed`, `organization_join_not_allowed`, `sign_in_method_not_allowed`, `not_a_member`, `sso_email_domain_not_allowed`, `sso_email_not_verified` */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -10412,7 +10412,7 @@ export interface components {
             error_field?: string;
             error_message: string;
             /** @enum {string} */
-            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_code_verifier_mismatch" | "organization_not_found" | "organization_member_not_found" | "sso_required" | "permission_denied" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "fee_payer_not_wallet" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "organization_slug_taken" | "organization_member_exists" | "last_owner" | "unknown_role" | "organization_creation_not_allowed" | "invitation_not_allowed" | "organization_join_not_allowed" | "not_a_member" | "invitation_not_found" | "invitation_expired" | "invitation_used" | "invitation_revoked" | "sso_not_configured" | "sso_connection_not_found" | "sso_connection_exists" | "sso_email_domain_taken" | "sso_connection_in_use" | "sso_email_domain_not_allowed" | "sso_email_not_verified" | "sso_token_not_found" | "sso_token_used" | "sso_token_expired" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
+            error_type: "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "repeated_session_cookie" | "invalid_email" | "invalid_phone_number" | "sms_country_not_allowed" | "phone_number_type_not_allowed" | "redirect_url_not_allowed" | "missing_redirect_url" | "invalid_mnemonic" | "invalid_private_key" | "invalid_transaction" | "wallet_type_mismatch" | "wallet_not_a_signer" | "wallet_read_only" | "unauthorized" | "device_fingerprint_mismatch" | "session_not_found" | "session_required" | "invalid_session_jwt" | "step_up_required" | "secret_key_required" | "oauth_provider_error" | "oauth_state_not_found" | "oauth_state_used" | "oauth_state_expired" | "oauth_code_verifier_mismatch" | "organization_not_found" | "organization_member_not_found" | "sso_required" | "permission_denied" | "policy_violation" | "cross_site_request" | "https_behind_untrusted_proxy" | "route_not_found" | "app_not_found" | "user_not_found" | "email_not_found" | "phone_number_not_found" | "wallet_not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "duplicate_email" | "duplicate_phone_number" | "email_belongs_to_another_user" | "phone_number_belongs_to_another_user" | "duplicate_wallet" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "storage_feature_missing" | "vault_open_failed" | "vault_key_missing" | "sender_unavailable" | "chain_unavailable" | "chain_invalid_response" | "storage_unavailable" | "request_timeout" | "chain_not_configured" | "chain_timeout" | "otp_code_invalid" | "otp_code_expired" | "otp_code_used" | "otp_code_too_many_attempts" | "otp_code_not_found" | "magic_link_expired" | "magic_link_used" | "magic_link_too_many_attempts" | "magic_link_not_found" | "totp_code_invalid" | "totp_code_used" | "totp_expired" | "recovery_code_invalid" | "recovery_code_used" | "totp_not_found" | "totp_already_active" | "totp_locked" | "recovery_code_locked" | "policy_not_found" | "policy_limit_reached" | "invalid_recipient_key" | "token_wallet_type_mismatch" | "token_not_on_network" | "insufficient_funds" | "transaction_reverted" | "transaction_rejected" | "fee_payer_not_wallet" | "transaction_not_found" | "nonce_conflict" | "transaction_not_replaceable" | "webauthn_domain_not_allowed" | "invalid_webauthn_credential" | "webauthn_challenge_not_found" | "webauthn_challenge_used" | "webauthn_challenge_expired" | "webauthn_origin_mismatch" | "webauthn_rp_id_mismatch" | "webauthn_verification_failed" | "webauthn_credential_not_allowed" | "webauthn_counter_regression" | "webauthn_credential_not_found" | "duplicate_webauthn_credential" | "invalid_wallet_address" | "wallet_challenge_not_found" | "wallet_challenge_used" | "wallet_challenge_expired" | "wallet_address_mismatch" | "invalid_signature" | "wallet_belongs_to_another_user" | "weak_password" | "breached_password" | "invalid_credentials" | "reauthentication_required" | "password_reset_expired" | "password_reset_used" | "password_reset_not_found" | "password_locked" | "oauth_not_configured" | "oauth_provider_not_found" | "oauth_provider_misconfigured" | "oauth_token_not_found" | "oauth_token_used" | "oauth_token_expired" | "oauth_identity_linked_elsewhere" | "oauth_link_not_found" | "last_sign_in_method" | "organization_slug_taken" | "organization_member_exists" | "last_owner" | "unknown_role" | "organization_creation_not_allowed" | "invitation_not_allowed" | "organization_join_not_allowed" | "sign_in_method_not_allowed" | "not_a_member" | "invitation_not_found" | "invitation_expired" | "invitation_used" | "invitation_revoked" | "sso_not_configured" | "sso_connection_not_found" | "sso_connection_exists" | "sso_email_domain_taken" | "sso_connection_in_use" | "sso_email_domain_not_allowed" | "sso_email_not_verified" | "sso_token_not_found" | "sso_token_used" | "sso_token_expired" | "event_not_found" | "invalid_webhook_url" | "webhook_url_not_allowed";
             policy_rule?: {
                 policy_id: string;
                 rule_index: number;

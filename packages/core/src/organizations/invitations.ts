@@ -33,6 +33,8 @@ const failures: Record<InvitationConsumeFailure, ErrorType> = {
   used: 'invitation_used',
   revoked: 'invitation_revoked',
   expired: 'invitation_expired',
+  sso_required: 'sso_required',
+  sign_in_method_not_allowed: 'sign_in_method_not_allowed',
 };
 
 const invitationView = (i: OrganizationInvitationRecord, now: number): InvitationView => ({
@@ -169,7 +171,10 @@ export function invitationService(k: Kernel, sessions: SessionService) {
     },
 
     /**
-     * Spends the token once, then: the invited email's user (created when the App has none), the
+     * Spends the token once, unless the organization refuses a sign-in by link (403
+     * `sso_required`: it is joined through its provider, just in time; 403
+     * `sign_in_method_not_allowed`: its `allowed_sign_in_methods` lack `magic_link`), which
+     * leaves the token as it was. Then: the invited email's user (created when the App has none), the
      * email verified (using the link proved it), the membership with the invited roles (kept as
      * it was when the invitee already is a member), and the session rules of every sign-in.
      */
@@ -178,9 +183,6 @@ export function invitationService(k: Kernel, sessions: SessionService) {
       const spent = await k.storage.organizations.consumeInvitation(appId, hashToken(input.token), now);
       if (!spent.ok) throw new LatchkeyError(failures[spent.reason]);
       const { invitation } = spent;
-      // An organization that requires SSO is joined through its provider (JIT), never by a link.
-      const organization = await k.storage.organizations.get(appId, invitation.organization_id);
-      if (organization?.settings.sso_required) throw new LatchkeyError('sso_required');
       const found = await findOrCreateByContact(k, appId, channels.email, invitation.email, {
         pending: false,
       });

@@ -74,7 +74,17 @@ export interface OrganizationInvitationPage {
   next_cursor: string | null;
 }
 
-export type InvitationConsumeFailure = 'not_found' | 'used' | 'revoked' | 'expired';
+/**
+ * Why an invitation was not spent: its own state, or its organization's refusal of a sign-in by
+ * link (`sso_required` on; `allowed_sign_in_methods` naming some but not `magic_link`).
+ */
+export type InvitationConsumeFailure =
+  | 'not_found'
+  | 'used'
+  | 'revoked'
+  | 'expired'
+  | 'sso_required'
+  | 'sign_in_method_not_allowed';
 
 /**
  * How a member came to be: `created` (the organization's creator), `added` (by the App's backend),
@@ -167,9 +177,13 @@ export interface OrganizationRepo {
   ): Promise<OrganizationInvitationRecord | null>;
   /**
    * Atomically: if the App has an invitation with `tokenHash` that is neither accepted, revoked
-   * nor expired at `now`, mark it accepted at `now` and return it; otherwise say why, the first
-   * that holds of `not_found`, `used`, `revoked`, `expired`. Of any number of concurrent callers,
-   * exactly one gets `ok`.
+   * nor expired at `now`, and its organization admits a sign-in by the invitation's link, mark it
+   * accepted at `now` and return it; otherwise say why, the first that holds of `not_found`,
+   * `used`, `revoked`, `expired`, `sso_required` (the organization's `settings.sso_required` is
+   * on), `sign_in_method_not_allowed` (its `settings.allowed_sign_in_methods` is not empty and
+   * lacks `magic_link`). A refused invitation stays as it was. The organization's settings are
+   * read in the same atomic step: of a settings change and a consume, one comes first. Of any
+   * number of concurrent callers, exactly one gets `ok`.
    */
   consumeInvitation(
     appId: string,

@@ -27,7 +27,7 @@ import {
   type UpdateOrganizationRequest,
 } from './schema.js';
 import { organizationSessions } from './session-exchange.js';
-import { checkSsoRequired, type SsoConnectionCheck } from './sso-required.js';
+import { checkSsoRequired, type SsoConnectionLookup } from './sso-required.js';
 
 export type OrganizationService = ReturnType<typeof organizationService>;
 export type { OrganizationSessions } from './session-exchange.js';
@@ -71,7 +71,7 @@ const memberChangeError = (reason: Exclude<MemberChanged, { ok: true }>['reason'
 
 export function organizationService(k: Kernel, sessions: SessionService) {
   const appRoles = async (appId: string) => (await k.app(appId)).settings.organizations;
-  let hasSsoConnection: SsoConnectionCheck | undefined;
+  let ssoConnectionOf: SsoConnectionLookup | undefined;
 
   const mustGet = async (appId: string, organizationId: string) => {
     const organization = await k.storage.organizations.get(appId, organizationId);
@@ -156,7 +156,7 @@ export function organizationService(k: Kernel, sessions: SessionService) {
       );
       const settings = input.settings ? { ...current.settings, ...sent } : undefined;
       if (settings) checkSettings(settings, await appRoles(appId));
-      if (settings) await checkSsoRequired(hasSsoConnection, appId, organizationId, settings);
+      if (settings) await checkSsoRequired(ssoConnectionOf, appId, organizationId, settings);
       const updated = await k.storage.organizations.update(appId, organizationId, {
         ...(input.name === undefined ? {} : { name: input.name }),
         ...(input.slug === undefined ? {} : { slug: input.slug }),
@@ -271,11 +271,16 @@ export function organizationService(k: Kernel, sessions: SessionService) {
     invitations: invitationService(k, sessions),
 
     /** Sessions scoped to an organization (docs/organizations.md, "Sessions in an organization"). */
-    sessions: organizationSessions(k, sessions),
+    sessions: organizationSessions(k, sessions, async (appId, organizationId) =>
+      ssoConnectionOf ? ssoConnectionOf(appId, organizationId) : null,
+    ),
 
-    /** How `sso_required` learns whether an organization holds an SSO connection (sso/service.ts). */
-    knowSsoConnections(check: SsoConnectionCheck): void {
-      hasSsoConnection = check;
+    /**
+     * How `sso_required` and the `sso` sign-in method learn an organization's SSO connection
+     * (sso/service.ts).
+     */
+    knowSsoConnections(lookup: SsoConnectionLookup): void {
+      ssoConnectionOf = lookup;
     },
 
     /** What `roles` grant in this App now (`*`: every permission), for the checks to come. */

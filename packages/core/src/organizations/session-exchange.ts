@@ -11,6 +11,8 @@ import type { Factor } from '../shared/factor.js';
 import type { OrganizationRecord } from './repo.js';
 import { permissionsOf } from './roles.js';
 import { organizationIdParamsSchema } from './schema.js';
+import { checkSignInMethods } from './sign-in-methods.js';
+import type { SsoConnectionLookup } from './sso-required.js';
 
 export const exchangeSessionRequestSchema = z
   .strictObject({
@@ -31,7 +33,11 @@ export type ExchangeCheck = (organization: OrganizationRecord, factors: readonly
  * through `scopeOrganizations` (token mode, and each JWT it signs).
  */
 
-export function organizationSessions(k: Kernel, sessions: SessionService) {
+export function organizationSessions(
+  k: Kernel,
+  sessions: SessionService,
+  ssoConnectionOf: SsoConnectionLookup,
+) {
   const exchangeChecks: ExchangeCheck[] = [];
   const scopeOf = async (appId: string, organizationId: string, userId: string) => {
     const member = await k.storage.organizations.getMemberByUser(appId, organizationId, userId);
@@ -49,7 +55,8 @@ export function organizationSessions(k: Kernel, sessions: SessionService) {
     /**
      * The caller's live session exchanged for one scoped to the organization (the one sent is
      * revoked); 404 `organization_not_found` for none of this App's, 403 `not_a_member` when the
-     * session's user is no member of it.
+     * session's user is no member of it, 403 `sign_in_method_not_allowed` when none of its
+     * factors is a method the organization allows. A refused exchange leaves the one sent live.
      */
     async exchange(appId: string, organizationId: string, fields: SessionFields) {
       const organization = await k.storage.organizations.get(appId, organizationId);
@@ -58,8 +65,18 @@ export function organizationSessions(k: Kernel, sessions: SessionService) {
         const scope = await scopeOf(appId, organization.id, userId);
         if (!scope) throw new LatchkeyError('not_a_member');
         for (const check of exchangeChecks) await check(organization, factors);
+        await checkSignInMethods(organization, factors, ssoConnectionOf);
         return scope;
       });
+    },
+
+    /**
+     * Refuses (403 `sign_in_method_not_allowed`) proofs none of which is a sign-in method the
+     * organization allows: what the exchange checks, for a capability that signs members in to
+     * ask before it provisions anyone (SSO's `authenticate`).
+     */
+    checkSignInMethods(organization: OrganizationRecord, factors: readonly Factor[]): Promise<void> {
+      return checkSignInMethods(organization, factors, ssoConnectionOf);
     },
 
     /**

@@ -153,3 +153,15 @@ export const emailFactorMethod = (contact: Contact, verifiedAt: number): z.infer
   email: contact.address,
   last_verified_at: verifiedAt,
 });
+
+/*
+ * The `provider_id` of an `oauth` factor made through an organization's SSO connection: the sso
+ * capability makes such factors, organizations tell them from an App's own OAuth providers'.
+ */
+const SSO_PROVIDER_PREFIX = 'sso:';
+
+export const ssoProviderId = (connectionId: string) => `${SSO_PROVIDER_PREFIX}${connectionId}`;
+
+/** The SSO connection an `oauth` factor's `provider_id` names, or undefined for an App's provider. */
+export const ssoConnectionIdOf = (providerId: string) =>
+  providerId.startsWith(SSO_PROVIDER_PREFIX) ? providerId.slice(SSO_PROVIDER_PREFIX.length) : undefined;

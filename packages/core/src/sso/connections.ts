@@ -2,6 +2,7 @@ import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { OAuthProviderSettings } from '../oauth/schema.js';
 import { type ProviderRuntimes, sealProviderSecrets } from '../oauth/service.js';
+import { ssoConnectionIdOf, ssoProviderId } from '../shared/factor.js';
 import type { SsoConnectionRecord, SsoConnectionUpdate } from './repo.js';
 import type { CreateSsoConnectionRequest, SsoConnectionView, UpdateSsoConnectionRequest } from './schema.js';
 
@@ -9,9 +10,8 @@ import type { CreateSsoConnectionRequest, SsoConnectionView, UpdateSsoConnection
  * A connection's name among the App's providers: its secret is sealed under it (so a blob copied
  * to another connection does not open) and its flows and links carry it as their provider id.
  */
-export const providerKey = (connectionId: string) => `sso:${connectionId}`;
-export const connectionIdOf = (providerId: string) =>
-  providerId.startsWith('sso:') ? providerId.slice(4) : undefined;
+export const providerKey = ssoProviderId;
+export const connectionIdOf = ssoConnectionIdOf;
 
 /** The connection as the OAuth machinery reads an App's OpenID Connect provider. */
 export const asProvider = (c: SsoConnectionRecord): OAuthProviderSettings => ({

@@ -24,7 +24,7 @@ export function ssoService(
   // `sso_required`: no session becomes the organization's but one proven through its SSO.
   organizations.knowSsoConnections(
     async (appId, organizationId) =>
-      (await k.storage.sso.findConnection(appId, { organization_id: organizationId })) !== null,
+      (await k.storage.sso.findConnection(appId, { organization_id: organizationId }))?.id ?? null,
   );
   organizations.sessions.checkExchanges(async (organization, factors) => {
     if (!organization.settings.sso_required) return;

@@ -306,7 +306,6 @@ export function ssoSignInService(
       const link = await k.storage.oauth.getLink(appId, flow.link_id);
       if (!link || link.user_id !== flow.user_id) throw new LatchkeyError('sso_token_not_found');
       const { connection, organization } = await connectionOf(appId, flow.provider_id);
-      const member = await provision(organization, connection, link.user_id);
       const factor: Factor = {
         type: 'oauth',
         delivery_channel: 'oauth',
@@ -322,6 +321,10 @@ export function ssoSignInService(
           last_verified_at: now,
         },
       };
+      // An organization whose allowed_sign_in_methods lack `sso` is refused before anyone is
+      // provisioned or signed in; its exchange would refuse the session anyway.
+      await organizationSessions.checkSignInMethods(organization, [factor]);
+      const member = await provision(organization, connection, link.user_id);
       const signedIn = await signInMember(
         appId,
         { userId: link.user_id, factor, organizationId: organization.id, memberId: member.memberId },

@@ -402,20 +402,30 @@ export function kyselyOrganizationRepo(db: LatchkeyDb): OrganizationRepo {
     // One statement, as MagicLinkRepo.consume: the CTE locks the invitation and judges its
     // latest version, so of concurrent accepts only the first sees it unspent.
     async consumeInvitation(appId, tokenHash, now) {
+      // The organization's settings are read under a share lock, in the statement that spends the
+      // token: a settings update waits for it, or it for the update, never half of each.
+      const methods = sql`coalesce(o.settings -> 'allowed_sign_in_methods', '[]'::jsonb)`;
       const verdict = sql<InvitationConsumeFailure | 'ok'>`case
-          when accepted_at is not null then 'used'
-          when revoked_at is not null then 'revoked'
-          when expires_at <= ${now} then 'expired'
+          when i.accepted_at is not null then 'used'
+          when i.revoked_at is not null then 'revoked'
+          when i.expires_at <= ${now} then 'expired'
+          when o.settings @> '{"sso_required":true}'::jsonb then 'sso_required'
+          when jsonb_array_length(${methods}) > 0 and not ${methods} @> '["magic_link"]'::jsonb
+            then 'sign_in_method_not_allowed'
           else 'ok' end`;
       const row = await db
         .with('target', (qb) =>
           qb
-            .selectFrom('organization_invitations')
-            .select(['id', verdict.as('verdict')])
-            .where('app_id', '=', appId)
-            .where('token_hash', '=', tokenHash)
+            .selectFrom('organization_invitations as i')
+            .innerJoin('organizations as o', (j) =>
+              j.onRef('o.app_id', '=', 'i.app_id').onRef('o.id', '=', 'i.organization_id'),
+            )
+            .select(['i.id', verdict.as('verdict')])
+            .where('i.app_id', '=', appId)
+            .where('i.token_hash', '=', tokenHash)
             .limit(1)
-            .forUpdate(),
+            .forUpdate(['i'])
+            .forShare(['o']),
         )
         .updateTable('organization_invitations')
         .from('target')
