@@ -9,8 +9,9 @@ import { inProcessRate, withExampleStorage } from './in-process.js';
  * EVM sends (issue 35) in process, beside their ceiling, against a real anvil (Foundry's
  * development node, the one the send tests use: anvil.ts says where it is found). The
  * ceiling signs the same transfer with a key in memory (ethers) and broadcasts it with a nonce
- * counted in memory: one node call. Latchkey's send takes the nonce from storage, reads the
- * node's pending count, runs the policy gate (audit entry), signs and broadcasts; gas and fees
+ * counted in memory: one node call. Latchkey's send takes the nonce from storage (reading the
+ * node's pending count when it does not trust the sequence), runs the policy gate (audit entry),
+ * signs, stores the signed bytes and broadcasts; gas and fees
  * are given, so it estimates nothing. `BENCH_SENDS` per row (default 500), `BENCH_CONNECTIONS`
  * in flight (default 10), on the example server's storage (`DATABASE_URL`, else PGlite). Each
  * row also counts, per send, the SQL round trips and statements (BEGIN/COMMIT are round trips,
