@@ -52,6 +52,7 @@ export const capabilityErrors = {
     message: 'The App already has as many wallet policies as it may keep (100); delete one first.',
   },
   // wallets: wallets/errors.ts
+  wallet_read_only: { status: 400, message: 'This wallet is read-only: Latchkey holds no key for it.' },
   invalid_recipient_key: {
     status: 400,
     message: 'The recipient public key is not a P-256 (SEC1) or X25519 public key.',

@@ -48,10 +48,6 @@ export const genericErrors = {
     status: 400,
     message: 'The wallet is not among the required signers of this transaction.',
   },
-  wallet_read_only: {
-    status: 400,
-    message: 'This wallet is read-only: Latchkey holds no key for it.',
-  },
   // 401: no valid proof
   unauthorized: { status: 401, message: 'Missing or invalid API key in the Authorization header.' },
   device_fingerprint_mismatch: {

@@ -45,17 +45,21 @@ afterAll(async () => {
   await node?.stop();
 });
 
-const chains = (url: string) => ({ ethereum: { mainnet: { url, chainId: CHAIN_ID } }, cacheSeconds: 0 });
+const chains = (url: string, fetch?: typeof globalThis.fetch) => ({
+  ethereum: { mainnet: { url, chainId: CHAIN_ID } },
+  cacheSeconds: 0,
+  ...(fetch ? { fetch } : {}),
+});
 const ONE_ETH = 10n ** 18n;
 
 /** A test App on memory storage (kept, so a test can play a dead process's part in it). */
-async function sendingApp(url: string) {
+async function sendingApp(url: string, fetch?: typeof globalThis.fetch) {
   const storage = memoryStorage();
   // 5xx reports (the unconfigured chain's 503) are kept, not logged.
   const internalErrors: unknown[] = [];
   const { latchkey, clock } = testLatchkey({
     storage,
-    chains: chains(url) as never,
+    chains: chains(url, fetch) as never,
     onInternalError: (err) => internalErrors.push(err),
   });
   const t = await testApp(latchkey);
@@ -78,8 +82,8 @@ async function sendingApp(url: string) {
   };
 }
 
-async function fundedApp(url = node.url) {
-  const t = await sendingApp(url);
+async function fundedApp(url = node.url, fetch?: typeof globalThis.fetch) {
+  const t = await sendingApp(url, fetch);
   const wallet = await t.wallet('ethereum');
   await provider.send('anvil_setBalance', [wallet.public_address, `0x${(10n * ONE_ETH).toString(16)}`]);
   const send = (eth: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -197,6 +201,48 @@ describe('sending from an ethereum wallet (anvil)', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.nonce).toBe(0);
     expect(await provider.getBalance(allowed)).toBe(7n);
+  });
+
+  it('trusts the sequence after a clean send: no pending count read; a nonce refusal ends the trust', async () => {
+    const methods: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      methods.push(JSON.parse(String(init?.body)).method);
+      return fetch(input, init);
+    };
+    const { t, wallet, send } = await fundedApp(node.url, counting);
+    const counts = () => methods.filter((m) => m === 'eth_getTransactionCount').length;
+    const to = recipient();
+    const fees = {
+      gas_limit: '21000',
+      max_fee_per_gas: '5000000000',
+      max_priority_fee_per_gas: '1000000000',
+    };
+    expect((await send({ to, value: '1', ...fees })).body.nonce).toBe(0);
+    expect(counts()).toBe(1);
+    // Within the trusted window: the nonce from storage alone, one node call (the broadcast).
+    const before = methods.length;
+    expect((await send({ to, value: '1', ...fees })).body.nonce).toBe(1);
+    expect(methods.slice(before)).toEqual(['eth_sendRawTransaction']);
+
+    // The key used elsewhere takes nonce 2 behind Latchkey's back (signed here, sent by ethers).
+    const outside = await t.call('POST', `/v1/wallets/${wallet.id}/sign_transaction`, {
+      eth_transaction: { chain_id: String(CHAIN_ID), to, value: '5', nonce: '2', ...fees },
+    });
+    await (await provider.broadcastTransaction(outside.body.signed_transaction)).wait();
+    // Still trusted, the send takes 2, which the node refuses: a clear 409, and the trust ends.
+    const refused = await send({ to, value: '1', ...fees });
+    expect(refused.status).toBe(409);
+    expect(expectErrorShape(refused).error_type).toBe('nonce_conflict');
+    // So the next send reads the count and takes 3, not the refused 2 given back.
+    const next = await send({ to, value: '1', ...fees });
+    expect(next.status).toBe(200);
+    expect(next.body.nonce).toBe(3);
+    expect(counts()).toBe(2);
+    // And past the window it reads the count again.
+    t.clock.advance(6);
+    expect((await send({ to, value: '1', ...fees })).body.nonce).toBe(4);
+    expect(counts()).toBe(3);
+    expect(await minedCount(provider, wallet.public_address, 5)).toBe(5);
   });
 
   it('answers clear 4xx for funds, reverts, unknown chains and bad fields', async () => {

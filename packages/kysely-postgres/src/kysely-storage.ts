@@ -109,7 +109,7 @@ function bind(
     walletPolicies: withStorageErrors(kyselyWalletPolicyRepo(db)),
     walletSpends: withStorageErrors(kyselyWalletSpendRepo(db)),
     walletSignatures: withStorageErrors(kyselyWalletSignatureRepo(db, statements)),
-    walletTransactions: withStorageErrors(kyselyWalletTransactionRepo(db)),
+    walletTransactions: withStorageErrors(kyselyWalletTransactionRepo(db, statements, schema)),
     events: withStorageErrors(kyselyEventRepo(db, statements)),
     webhooks: withStorageErrors(kyselyWebhookRepo(db, schema)),
     async transaction(fn) {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createLatchkey, type Latchkey } from '@latchkey/core';
+import { createLatchkey, type Latchkey, type WalletTransactionRecord } from '@latchkey/core';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilNode, minedCount, startAnvil } from '../../core/test/anvil-node.js';
@@ -46,7 +46,72 @@ async function fundedWallet(latchkey: Latchkey) {
   return { keys, wallet };
 }
 
+/** A send's row before its nonce is taken (what core's newSendRow makes). */
+const unsent = (appId: string, walletId: string, id: string, idempotencyKey: string | null = null) =>
+  ({
+    id,
+    app_id: appId,
+    wallet_id: walletId,
+    chain_id: String(CHAIN_ID),
+    kind: 'send',
+    status: 'preparing',
+    to: `0x${'22'.repeat(20)}`,
+    value: '1',
+    data: null,
+    gas_limit: '21000',
+    max_fee_per_gas: '5000000000',
+    max_priority_fee_per_gas: '1000000000',
+    transaction_hash: null,
+    raw_transaction: null,
+    replaces: null,
+    replaced_by: null,
+    idempotency_key: idempotencyKey,
+    block_number: null,
+    gas_used: null,
+    effective_gas_price: null,
+    fee: null,
+    error: null,
+    created_at: 1,
+    updated_at: 1,
+  }) satisfies Omit<WalletTransactionRecord, 'nonce'>;
+
 for (const target of targets) {
+  describe(`the nonce sequence on ${target.name}`, () => {
+    it('takes the floor first, then the next; reuses nonces given back at or above the floor; a key twice moves nothing', async () => {
+      const h = await target.open();
+      try {
+        const { keys, wallet } = await fundedWallet(latchkeyOn(h));
+        const repo = h.storage.walletTransactions;
+        const take = async (id: string, floor: number, key: string | null = null) =>
+          repo.insertWithNextNonce(unsent(keys.app_id, wallet.id, id, key), floor);
+        const nonceOf = async (id: string, floor: number) => (await take(id, floor)).transaction.nonce;
+        expect(await nonceOf('wtx_a', 3)).toBe(3);
+        expect(await nonceOf('wtx_b', 0)).toBe(4);
+        // Given back, taken again first (the lowest first).
+        await repo.abandon(keys.app_id, 'wtx_b', ['preparing'], { error: 'refused', updated_at: 2 });
+        await repo.abandon(keys.app_id, 'wtx_a', ['preparing'], { error: 'refused', updated_at: 2 });
+        expect(await nonceOf('wtx_c', 0)).toBe(3);
+        // Below the floor (the chain counts 6): used elsewhere, dropped; the floor is taken.
+        expect(await nonceOf('wtx_d', 6)).toBe(6);
+        expect(await nonceOf('wtx_e', 0)).toBe(7);
+        // The same key again: the first row, and the sequence does not move.
+        const first = await take('wtx_f', 0, 'once');
+        expect(first).toMatchObject({ created: true, transaction: { nonce: 8, idempotency_key: 'once' } });
+        const again = await take('wtx_g', 0, 'once');
+        expect(again.created).toBe(false);
+        expect(again.transaction.id).toBe('wtx_f');
+        expect(await nonceOf('wtx_h', 0)).toBe(9);
+        expect(await repo.get(keys.app_id, 'wtx_h')).toMatchObject({
+          nonce: 9,
+          status: 'preparing',
+          value: '1',
+        });
+      } finally {
+        await h.dispose();
+      }
+    });
+  });
+
   describe(`sends on ${target.name}`, () => {
     it('50 concurrent sends from one wallet take 50 consecutive nonces, and all 50 mine', async () => {
       const h = await target.open();

@@ -3,7 +3,7 @@ import type { ResolvedOptions } from '../capability.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { WalletRecord } from '../wallets/repo.js';
-import type { WalletService } from '../wallets/service.js';
+import { signingWallets, type WalletService } from '../wallets/service.js';
 import { type EvmNode, evmNodeFor, type NodeRefusal } from './evm-node.js';
 import { bumped, maxOf, suggestFees, withGasMargin } from './fees.js';
 import { newSendRow } from './new-send-row.js';
@@ -12,7 +12,7 @@ import type { WalletTransactionRecord, WalletTransactionStatus } from './repo.js
 import type { ReplaceTransactionRequest, SendTransactionRequest, WalletTransaction } from './schema.js';
 import { isSolanaChain } from './solana-node.js';
 import { solanaSender } from './solana-send.js';
-import { STALE_SECONDS } from './stale.js';
+import { STALE_SECONDS, TRUSTED_SEQUENCE_SECONDS } from './stale.js';
 
 /** Statuses a receipt may still settle. */
 const LIVE: readonly WalletTransactionStatus[] = ['submitted', 'replaced'];
@@ -67,6 +67,11 @@ export function walletTransactionService(
 
   const rpc = (node: EvmNode, method: string, params: unknown[]) =>
     callNode(node, method, params, refusalError);
+  // A wallet row is never updated: the copy signatures use serves sends too (no read per send).
+  const sendingWallet = signingWallets(k.storage.wallets);
+  // (wallet, chain) → until when this process trusts its sequence (TRUSTED_SEQUENCE_SECONDS).
+  const trusted = new Map<string, number>();
+  const MAX_TRUSTED = 10_000;
 
   /** The wallet, when it can send `body` (the one a request gives): its type is the body's chain. */
   async function requireSendingWallet(
@@ -74,8 +79,8 @@ export function walletTransactionService(
     walletId: string,
     body: SendBody = 'eth_transaction',
   ): Promise<WalletRecord> {
-    const wallet = await k.storage.wallets.get(appId, walletId);
-    if (!wallet) throw new LatchkeyError('wallet_not_found');
+    // Unknown: wallet_not_found; read-only or external: wallet_read_only.
+    const wallet = await sendingWallet(appId, walletId);
     const type = body === 'eth_transaction' ? 'ethereum' : 'solana';
     if (wallet.wallet_type !== type)
       throw new LatchkeyError(
@@ -83,7 +88,6 @@ export function walletTransactionService(
         `Only ${type} wallets send ${body}; this is a ${wallet.wallet_type} wallet.`,
         { field: body },
       );
-    if (wallet.is_read_only || wallet.key_source === 'external') throw new LatchkeyError('wallet_read_only');
     return wallet;
   }
 
@@ -339,7 +343,9 @@ export function walletTransactionService(
         throw new LatchkeyError('invalid_field', 'max_priority_fee_per_gas is above max_fee_per_gas.', {
           field: 'eth_transaction.max_priority_fee_per_gas',
         });
-      await recover(wallet, node, eth.chain_id);
+      const sequence = `${walletId}\u0000${eth.chain_id}`;
+      const isTrusted = (trusted.get(sequence) ?? 0) > k.now();
+      if (!isTrusted) await recover(wallet, node, eth.chain_id);
       const call = {
         from: wallet.public_address,
         to: eth.to,
@@ -347,9 +353,12 @@ export function walletTransactionService(
         ...(eth.data === undefined ? {} : { data: eth.data }),
       };
       const [pending, gasLimit, suggested] = await Promise.all([
-        rpc(node, 'eth_getTransactionCount', [wallet.public_address, 'pending']).then((v) =>
-          quantity(node, v, 'eth_getTransactionCount'),
-        ),
+        // Trusted, the sequence is at or past the count (nonces given back included).
+        isTrusted
+          ? 0n
+          : rpc(node, 'eth_getTransactionCount', [wallet.public_address, 'pending']).then((v) =>
+              quantity(node, v, 'eth_getTransactionCount'),
+            ),
         eth.gas_limit !== undefined
           ? BigInt(eth.gas_limit)
           : rpc(node, 'eth_estimateGas', [call]).then((v) =>
@@ -382,7 +391,18 @@ export function walletTransactionService(
       );
       // The same key, sent concurrently: the first one's answer.
       if (!created) return sendAnswer(transaction);
-      return sendAnswer(await signAndBroadcast(wallet, node, transaction, keyKind));
+      let sent: WalletTransactionRecord;
+      try {
+        sent = await signAndBroadcast(wallet, node, transaction, keyKind);
+      } catch (err) {
+        // A refusal or a fault (a nonce the node says is used, a lost broadcast): the next send
+        // reads the node's count and recovers again.
+        trusted.delete(sequence);
+        throw err;
+      }
+      if (trusted.size >= MAX_TRUSTED) trusted.clear();
+      trusted.set(sequence, k.now() + TRUSTED_SEQUENCE_SECONDS);
+      return sendAnswer(sent);
     },
 
     /** One transaction, its status first brought up to date from the chain. */

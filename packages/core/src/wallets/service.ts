@@ -10,6 +10,7 @@ import type { ImportWalletRequest, Wallet } from './schema.js';
 import { walletSigning } from './signing.js';
 import { walletView } from './view.js';
 
+export { signingWallets } from './signing-wallets.js';
 export { walletView } from './view.js';
 
 export type WalletService = ReturnType<typeof walletService>;

@@ -6,6 +6,8 @@ import type {
 } from '@latchkey/core';
 import type { Selectable } from 'kysely';
 import type { LatchkeyDb, WalletTransactionsTable } from '../database.js';
+import { takeNonceAndInsert } from '../prepared-send-statements.js';
+import type { Statements } from '../prepared-statements.js';
 import { definedOnly, fromJson, toJson, toSeconds } from './columns.js';
 import { inTransaction } from './in-transaction.js';
 
@@ -48,7 +50,12 @@ const toRow = (t: WalletTransactionRecord) => {
 const isDuplicateKey = (err: unknown) =>
   typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
 
-export function kyselyWalletTransactionRepo(db: LatchkeyDb): WalletTransactionRepo {
+/** `schema`: where the tables are, for the raw statement. */
+export function kyselyWalletTransactionRepo(
+  db: LatchkeyDb,
+  statements: Statements,
+  schema?: string,
+): WalletTransactionRepo {
   const byKey = async (q: LatchkeyDb, appId: string, walletId: string, key: string) => {
     const row = await q
       .selectFrom('wallet_transactions')
@@ -62,55 +69,24 @@ export function kyselyWalletTransactionRepo(db: LatchkeyDb): WalletTransactionRe
 
   const repo: WalletTransactionRepo = {
     async insertWithNextNonce(t, floor) {
+      const { nonce: _none, ...row } = toRow({ ...t, nonce: null });
       try {
-        return await inTransaction(db, async (trx) => {
-          await trx
-            .insertInto('wallet_nonces')
-            .values({
-              wallet_id: t.wallet_id,
-              chain_id: t.chain_id,
-              app_id: t.app_id,
-              next_nonce: 0,
-              released: '[]',
-            })
-            .onConflict((oc) => oc.columns(['wallet_id', 'chain_id']).doNothing())
-            .execute();
-          // The sequence's row, locked: every send of this wallet on this chain, in any process,
-          // takes its nonce after the one before has committed (READ COMMITTED sees it then).
-          const sequence = await trx
-            .selectFrom('wallet_nonces')
-            .select(['next_nonce', 'released'])
-            .where('wallet_id', '=', t.wallet_id)
-            .where('chain_id', '=', t.chain_id)
-            .forUpdate()
-            .executeTakeFirstOrThrow();
-          if (t.idempotency_key !== null) {
-            const first = await byKey(trx, t.app_id, t.wallet_id, t.idempotency_key);
-            if (first) return { transaction: first, created: false };
-          }
-          // Nonces given back below the chain's count were used by something else meanwhile.
-          const released = (fromJson(sequence.released) as number[])
-            .filter((n) => n >= floor)
-            .sort((a, b) => a - b);
-          let next = Number(sequence.next_nonce);
-          let nonce: number;
-          if (released.length > 0) nonce = released.shift()!;
-          else {
-            nonce = Math.max(next, floor);
-            next = nonce + 1;
-          }
-          await trx
-            .updateTable('wallet_nonces')
-            .set({ next_nonce: next, released: toJson(released) })
-            .where('wallet_id', '=', t.wallet_id)
-            .where('chain_id', '=', t.chain_id)
-            .execute();
-          const stored: WalletTransactionRecord = { ...t, nonce };
-          await trx.insertInto('wallet_transactions').values(toRow(stored)).execute();
-          return { transaction: stored, created: true };
-        });
+        // Twice at most: no row only when another process made the sequence meanwhile.
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const [stored] = await statements.run(
+            takeNonceAndInsert,
+            [t.wallet_id, t.chain_id, t.app_id, floor, JSON.stringify(row)],
+            schema,
+          );
+          if (stored)
+            return {
+              transaction: toTransaction(stored as Selectable<WalletTransactionsTable>),
+              created: true,
+            };
+        }
+        throw new Error('wallet_nonces: the sequence could not be taken.');
       } catch (err) {
-        // The same key, sent at once on another chain (another sequence's lock): the first one.
+        // The same key, sent before or at once: the first one (this statement moved nothing).
         if (t.idempotency_key !== null && isDuplicateKey(err)) {
           const first = await byKey(db, t.app_id, t.wallet_id, t.idempotency_key);
           if (first) return { transaction: first, created: false };
