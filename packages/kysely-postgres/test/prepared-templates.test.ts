@@ -60,9 +60,14 @@ const cases: Case[] = [
   ],
   ['one session with events', sessions.insertSessions, [...sessionRow, events], 1],
   ['three sessions', sessions.insertSessions, [...sessionRow, ...sessionRow, ...sessionRow, '[]'], 3],
-  ['rate limit, one window', rateLimits.hitOne, ['k', 100, 5]],
-  ['rate limit, windows', rateLimits.hitMany, ['[{"key":"k","window_start":1,"lim":2,"ord":0}]'], 'tenant_a'],
-  ['rate limit, windows, search path', rateLimits.hitMany, ['[]'], undefined],
+  [
+    'rate limit, windows, committed early',
+    rateLimits.hitMany,
+    ['[{"key":"k","window_start":1,"lim":2,"ord":0}]'],
+    { schema: 'tenant_a', early: true },
+  ],
+  ['rate limit, windows, durable', rateLimits.hitMany, ['[]'], { schema: 'tenant_a', early: false }],
+  ['rate limit, windows, search path', rateLimits.hitMany, ['[]'], { schema: undefined, early: true }],
   ...(['emails', 'phone_numbers'] as const).flatMap((table): Case[] => [
     [
       `${table} find or create`,

@@ -17,6 +17,37 @@ export interface OutboxEntry extends OutboundMessage {
   sent_at: string;
 }
 
+/** Lines waiting for their file's turn: sends made while an append runs share the next one. */
+interface Batch {
+  lines: string[];
+  written: Promise<void>;
+}
+const waiting = new Map<string, Batch>();
+
+/**
+ * Appends `line` to the file, after every earlier append to it (FIFO, across senders). Lines that
+ * arrive while an append runs go in the next one together: one folder check and one append per
+ * batch instead of per message, which under load was a tenth of the example server's CPU.
+ */
+function appendLine(path: string, line: string): Promise<void> {
+  const open = waiting.get(path);
+  if (open) {
+    open.lines.push(line);
+    return open.written;
+  }
+  const batch = { lines: [line] } as Batch;
+  waiting.set(path, batch);
+  batch.written = serialized(path, async () => {
+    // From here on, new lines start the next batch.
+    if (waiting.get(path) === batch) waiting.delete(path);
+    // The outbox holds live codes and links: readable by its owner only.
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    // One append of whole lines, and one append at a time per file: lines never interleave.
+    await appendFile(path, batch.lines.join(''), { encoding: 'utf8', mode: 0o600 });
+  });
+  return batch.written;
+}
+
 /**
  * A Sender for development and tests: appends each message as one JSON line to a file instead
  * of delivering it, so a developer (or a test) reads the code or link from there.
@@ -27,26 +58,22 @@ export function outboxSender(options: OutboxSenderOptions): Sender {
   const path = resolve(options.path);
   const clock = options.clock ?? systemClock;
   return {
-    send: (message) =>
-      serialized(path, async () => {
-        const entry: OutboxEntry = {
-          // Named fields only, in a fixed order, so nothing else a caller attached is written.
-          channel: message.channel,
-          to: message.to,
-          kind: message.kind,
-          app_id: message.app_id,
-          subject: message.subject,
-          text: message.text,
-          html: message.html,
-          code: message.code,
-          url: message.url,
-          sent_at: new Date(clock.now()).toISOString(),
-        };
-        // The outbox holds live codes and links: readable by its owner only.
-        await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-        // One write of a whole line, and one append at a time per file: lines never interleave.
-        await appendFile(path, `${JSON.stringify(entry)}\n`, { encoding: 'utf8', mode: 0o600 });
-      }),
+    async send(message) {
+      const entry: OutboxEntry = {
+        // Named fields only, in a fixed order, so nothing else a caller attached is written.
+        channel: message.channel,
+        to: message.to,
+        kind: message.kind,
+        app_id: message.app_id,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        code: message.code,
+        url: message.url,
+        sent_at: new Date(clock.now()).toISOString(),
+      };
+      return appendLine(path, `${JSON.stringify(entry)}\n`);
+    },
   };
 }
 

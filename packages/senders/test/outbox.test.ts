@@ -3,7 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OutboundMessage } from '@latchkey/core';
 import { outboxSender, readOutbox } from '@latchkey/senders';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+// Every append the sender makes, counted (and done): sends made together share appends.
+const appends = vi.hoisted(() => ({ count: 0 }));
+vi.mock('node:fs/promises', async (original) => {
+  const fs = await original<typeof import('node:fs/promises')>();
+  return {
+    ...fs,
+    appendFile: (...args: Parameters<typeof fs.appendFile>) => {
+      appends.count++;
+      return fs.appendFile(...args);
+    },
+  };
+});
 
 let dir: string;
 beforeEach(async () => {
@@ -88,6 +101,20 @@ describe('outboxSender', () => {
       const i = Number(e.to.match(/\d+/)[0]);
       expect(e.html).toBe(i % 5 === 0 ? big : `<p>${i}</p>`);
     }
+  });
+
+  it('appends the lines of sends made before their turn comes in one append, in order', async () => {
+    const path = join(dir, 'outbox.jsonl');
+    const sender = outboxSender({ path });
+    appends.count = 0;
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => sender.send({ ...otpEmail, to: `u${i}@example.com` })),
+    );
+    // All 50 made before the first append began: one append for all of them.
+    expect(appends.count).toBe(1);
+    expect((await readOutbox(path)).map((e) => e.to)).toEqual(
+      Array.from({ length: 50 }, (_, i) => `u${i}@example.com`),
+    );
   });
 
   it('keeps sending after one append fails', async () => {
