@@ -11,6 +11,7 @@ import { latchkeyErrorHandler, requireSession } from '@latchkey/express';
 import express, { type Request, type Response, Router } from 'express';
 
 export const ACCOUNT_TOTP = '/account/totp';
+export const ACCOUNT_ORGANIZATION = '/account/organization';
 
 /**
  * The host's own routes for TOTP, as a real backend offers them: Latchkey's TOTP routes take the
@@ -78,6 +79,16 @@ export function accountRoutes(latchkey: Latchkey, keys: AppKeys): Router {
     handle((req, user_id) =>
       latchkey.totps.recover(appId, { user_id, recovery_code: text(req, 'recovery_code'), ...session(req) }),
     ),
+  );
+  // A route only a session of an organization reaches (an SSO sign-in's, or an exchange's),
+  // answered from the JWT's claims alone: 403 `permission_denied` for a session of none.
+  router.get(
+    ACCOUNT_ORGANIZATION,
+    requireSession(latchkey, { app_id: appId, mode: 'jwt', organization: true }),
+    (req, res) => {
+      const { user_id, organization_id, roles, permissions } = req.auth!;
+      res.json({ user_id, organization_id, roles, permissions });
+    },
   );
   // A body that is not JSON answers in the documented error shape too.
   router.use(ACCOUNT_TOTP, latchkeyErrorHandler());

@@ -1,3 +1,4 @@
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -142,6 +143,33 @@ describe.skipIf(!haveChromium)(
       });
       expect(live.status).toBe(200);
       expect(live.body.user_id).toBe(first.json.user_id);
+      // The session it lands in is the organization's: the answer, the JWT's verified claims (the
+      // member's default role), the session check, and a host route only such a session reaches.
+      expect(first.json.session).toMatchObject({ organization_id: organizationId });
+      expect(live.body.session).toMatchObject({ organization_id: organizationId });
+      const jwks = createRemoteJWKSet(new URL(`${server.url}/v1/auth/sessions/jwks/${server.keys.app_id}`));
+      const { payload } = await jwtVerify(first.json.session_jwt, jwks, {
+        audience: server.keys.app_id,
+        issuer: 'latchkey',
+      });
+      expect(payload).toMatchObject({
+        sub: first.json.user_id,
+        sid: first.json.session.id,
+        organization_id: organizationId,
+        roles: ['admin'],
+        permissions: expect.any(Array),
+      });
+      const scoped = await call(server.url, 'GET', '/account/organization', {
+        key: first.json.session_jwt,
+      });
+      expect(scoped.status, JSON.stringify(scoped.body)).toBe(200);
+      expect(scoped.body).toEqual({
+        user_id: first.json.user_id,
+        organization_id: organizationId,
+        roles: ['admin'],
+        permissions: payload.permissions,
+      });
+      expect((await call(server.url, 'GET', '/account/organization')).status).toBe(401);
       await context!.close();
 
       const again = await signInThroughSso('grace');

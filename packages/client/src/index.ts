@@ -4,6 +4,7 @@ import { oauth } from './oauth.js';
 import { otps } from './otps.js';
 import { passkeys } from './passkeys.js';
 import { passwords } from './passwords.js';
+import { sso } from './sso.js';
 import { totp } from './totp.js';
 import { wallets } from './wallets.js';
 
@@ -18,6 +19,7 @@ export {
 export type { components, PublicRoute, paths } from './generated/openapi.js';
 export type { OAuthAuthenticateOptions, OAuthStartOptions } from './oauth.js';
 export type { SessionChange, SessionPersistence, SessionState } from './session-store.js';
+export type { SsoAuthenticateOptions, SsoOrganization, SsoStartOptions } from './sso.js';
 export { type TotpEnrolment, totpEnrolment } from './totp.js';
 export type { BodyOf, CallOptions, ResponseOf, Route } from './transport.js';
 export type { Eip1193Provider, SolanaMessageSigner } from './wallets.js';
@@ -35,6 +37,7 @@ export function createLatchkeyClient(options: LatchkeyClientOptions & { totpPath
     otps: otps(core),
     magicLinks: magicLinks(core),
     oauth: oauth(core),
+    sso: sso(core),
     passkeys: passkeys(core),
     totp: totp(core, options.totpPath),
     wallets: wallets(core),

@@ -1,11 +1,7 @@
 import { type ClientCore, sessionFields } from './client.js';
-import {
-  type ClientErrorType,
-  LatchkeyClientError,
-  type OAuthRedirectErrorType,
-  type ServerErrorType,
-} from './errors.js';
+import { LatchkeyClientError, type ServerErrorType } from './errors.js';
 import { newPkcePair } from './pkce.js';
+import { landingToken, PROVIDER_REDIRECT_ERRORS, verifierStore } from './redirect-sign-in.js';
 
 export interface OAuthStartOptions {
   /**
@@ -36,61 +32,12 @@ export interface OAuthAuthenticateOptions {
 
 /**
  * The redirect's `error` values passed on as they are: the provider's own (RFC 6749, OpenID
- * Connect) and those Latchkey's callback writes. Any other becomes `oauth_provider_error`, so
- * `error_type` stays one closed set.
+ * Connect) and those Latchkey's callback writes. Any other becomes `oauth_provider_error`.
  */
 const REDIRECT_ERRORS: ReadonlySet<string> = new Set([
-  ...([
-    'invalid_request',
-    'unauthorized_client',
-    'access_denied',
-    'unsupported_response_type',
-    'invalid_scope',
-    'server_error',
-    'temporarily_unavailable',
-    'interaction_required',
-    'login_required',
-    'account_selection_required',
-    'consent_required',
-    'invalid_request_uri',
-    'invalid_request_object',
-    'request_not_supported',
-    'request_uri_not_supported',
-    'registration_not_supported',
-  ] satisfies OAuthRedirectErrorType[]),
+  ...PROVIDER_REDIRECT_ERRORS,
   ...(['oauth_provider_error', 'oauth_identity_linked_elsewhere'] satisfies ServerErrorType[]),
 ]);
-
-/** The landing URL's parameters this helper reads, and takes out of the address bar. */
-const REDIRECT_PARAMS = ['token', 'token_type', 'error', 'error_description', 'error_uri'];
-
-/**
- * Where a start leaves its PKCE verifier for the landing page: the tab's sessionStorage where there
- * is one (it survives the trip through the provider and belongs to this tab alone), else this
- * client's memory (Node, tests).
- */
-function verifierStore(key: string) {
-  const memory = new Map<string, string>();
-  const storage = (): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> => {
-    try {
-      return globalThis.sessionStorage ?? memoryStorage(memory);
-    } catch {
-      // Storage blocked by the browser's settings: the flow still works within this document.
-      return memoryStorage(memory);
-    }
-  };
-  return {
-    put: (verifier: string) => storage().setItem(key, verifier),
-    get: (): string | null => storage().getItem(key),
-    forget: () => storage().removeItem(key),
-  };
-}
-
-const memoryStorage = (map: Map<string, string>) => ({
-  getItem: (k: string) => map.get(k) ?? null,
-  setItem: (k: string, v: string) => void map.set(k, v),
-  removeItem: (k: string) => void map.delete(k),
-});
 
 /**
  * Sign-in through the App's OAuth / OpenID Connect providers: the start URL the browser is sent to
@@ -163,31 +110,14 @@ export const oauth = (core: ClientCore) => {
      * (`access_denied` when the user cancelled) and status 0. Null when the URL holds neither.
      */
     handleRedirect: async (location?: string | URL, options: OAuthAuthenticateOptions = {}) => {
-      const href = String(location ?? globalThis.location?.href ?? '');
-      const url = new URL(href, 'http://localhost');
-      const error = url.searchParams.get('error');
-      const description = url.searchParams.get('error_description');
-      const token = url.searchParams.get('token_type') === 'oauth' ? url.searchParams.get('token') : null;
-      if (!error && !token) return null;
-      if (globalThis.history && globalThis.location?.href === href) {
-        for (const name of REDIRECT_PARAMS) url.searchParams.delete(name);
-        globalThis.history.replaceState(
-          globalThis.history.state,
-          '',
-          `${url.pathname}${url.search}${url.hash}`,
-        );
-      }
-      if (error) {
+      let token: string | null;
+      try {
+        token = landingToken(location, 'oauth', REDIRECT_ERRORS, 'oauth_provider_error');
+      } catch (err) {
         verifiers.forget();
-        const known = REDIRECT_ERRORS.has(error);
-        throw new LatchkeyClientError({
-          status: 0,
-          error_type: (known ? error : 'oauth_provider_error') as ClientErrorType,
-          message:
-            description ?? (known ? `The sign-in ended with ${error}.` : `The provider answered ${error}.`),
-        });
+        throw err;
       }
-      return authenticate(token!, options);
+      return token === null ? null : authenticate(token, options);
     },
   };
 };

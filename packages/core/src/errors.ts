@@ -83,19 +83,6 @@ export const genericErrors = {
     status: 400,
     message: 'No sign-in was started with this state: start it again from the App.',
   },
-  oauth_state_used: {
-    status: 400,
-    message: 'This sign-in was already completed: start it again from the App.',
-  },
-  oauth_state_expired: {
-    status: 400,
-    message: 'This sign-in took longer than 10 minutes: start it again from the App.',
-  },
-  oauth_code_verifier_mismatch: {
-    status: 400,
-    message:
-      'The code_verifier is missing or does not match the code_challenge the sign-in was started with.',
-  },
   organization_not_found: { status: 404, message: 'The App has no organization with this id.' },
   organization_member_not_found: {
     status: 404,

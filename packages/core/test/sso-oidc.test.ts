@@ -397,6 +397,80 @@ describe.each(storageBackends())('SSO with oidc-provider on $name', (backend) =>
     );
   });
 
+  it('a domain is one connection’s: of 10 concurrent creates (then updates) claiming it, one wins', async () => {
+    const app = await h.app({});
+    const organizations = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const org = await call(app, 'POST', '/v1/organizations', { name: `Race ${i}`, slug: `race-${i}` });
+        expect(org.status, JSON.stringify(org.body)).toBe(200);
+        return org.body.organization_id as string;
+      }),
+    );
+    const ownDomain = (organizationId: string) => `own-${organizations.indexOf(organizationId)}.com`;
+    const connectionPath = (organizationId: string) => `/v1/organizations/${organizationId}/sso_connection`;
+    const body = { issuer: op.issuer, client_id: 'acme-sso', client_secret: SECRET };
+    const onlyWinner = async (replies: Awaited<ReturnType<typeof call>>[]) => {
+      expect(replies.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(409)]);
+      for (const lost of replies.filter((r) => r.status === 409)) {
+        expect(expectErrorShape(lost)).toMatchObject({
+          error_type: 'sso_email_domain_taken',
+          error_field: 'email_domains.1',
+        });
+      }
+      const winner = replies.find((r) => r.status === 200)!.body;
+      // The domain names the winner's organization at sign-in start, the losers kept nothing.
+      const bob = fresh('bob', 'race-nine.com');
+      op.accounts[bob.id] = { email: bob.email, email_verified: true };
+      const signedIn = await authenticate(
+        app,
+        tokenOf((await signIn(app, { email_domain: 'race-nine.com' }, bob.id)).callback),
+      );
+      expect(signedIn.status, JSON.stringify(signedIn.body)).toBe(200);
+      expect(signedIn.body).toMatchObject({
+        organization_id: winner.organization_id,
+        connection_id: winner.connection_id,
+      });
+      return winner;
+    };
+
+    const created = await Promise.all(
+      organizations.map((id) =>
+        call(app, 'POST', connectionPath(id), { ...body, email_domains: [ownDomain(id), 'race-nine.com'] }),
+      ),
+    );
+    const first = await onlyWinner(created);
+    for (const id of organizations.filter((o) => o !== first.organization_id)) {
+      expect((await call(app, 'GET', connectionPath(id))).status).toBe(404);
+    }
+
+    // The winner lets the domain go; the others (now with connections of their own) race for it.
+    const released = await call(app, 'PATCH', connectionPath(first.organization_id), { email_domains: [] });
+    expect(released.status, JSON.stringify(released.body)).toBe(200);
+    const others = organizations.filter((o) => o !== first.organization_id);
+    for (const id of others) {
+      const own = await call(app, 'POST', connectionPath(id), body);
+      expect(own.status, JSON.stringify(own.body)).toBe(200);
+    }
+    const updated = await Promise.all(
+      [first.organization_id, ...others].map((id) =>
+        call(app, 'PATCH', connectionPath(id), { email_domains: [ownDomain(id), 'race-nine.com'] }),
+      ),
+    );
+    const second = await onlyWinner(updated);
+    for (const id of organizations) {
+      const { body: connection } = await call(app, 'GET', connectionPath(id));
+      expect(connection.email_domains).toEqual(
+        id === second.organization_id ? [ownDomain(id), 'race-nine.com'] : [],
+      );
+    }
+
+    // Deleting the winner's connection frees the domain: another organization claims it.
+    expect((await call(app, 'DELETE', connectionPath(second.organization_id))).status).toBe(200);
+    const loser = others.find((o) => o !== second.organization_id) ?? first.organization_id;
+    const claimed = await call(app, 'PATCH', connectionPath(loser), { email_domains: ['race-nine.com'] });
+    expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+  });
+
   it('sso_required: refused without a connection, accepted with one, and the connection then stays', async () => {
     const app = await h.app({});
     const created = await call(app, 'POST', '/v1/organizations', {

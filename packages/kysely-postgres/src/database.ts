@@ -159,6 +159,13 @@ export interface SsoConnectionsTable {
   updated_at: Seconds;
 }
 
+/** One row per domain an SSO connection claims: the primary key (app_id, domain) keeps it to one. */
+export interface SsoConnectionDomainsTable {
+  app_id: string;
+  domain: string;
+  connection_id: string;
+}
+
 export interface SessionsTable {
   id: string;
   app_id: string;
@@ -440,6 +447,7 @@ export interface Database {
   organization_members: OrganizationMembersTable;
   organization_invitations: OrganizationInvitationsTable;
   sso_connections: SsoConnectionsTable;
+  sso_connection_domains: SsoConnectionDomainsTable;
   sessions: SessionsTable;
   session_revocations: SessionRevocationsTable;
   signing_keys: SigningKeysTable;

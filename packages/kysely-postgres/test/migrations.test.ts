@@ -70,6 +70,7 @@ const ALL = [
   '0020_organization_invitations',
   '0021_session_organizations',
   '0022_sso_connections',
+  '0023_sso_connection_domains',
 ];
 
 // "column type nullable", in table order.
@@ -231,6 +232,7 @@ const COLUMNS: Record<string, string[]> = {
     'created_at bigint NO',
     'updated_at bigint NO',
   ],
+  sso_connection_domains: ['app_id text NO', 'domain text NO', 'connection_id text NO'],
   signing_keys: [
     'id text NO',
     'app_id text NO',
@@ -548,6 +550,8 @@ for (const [name, open] of Object.entries(openers)) {
       ]);
       const primaryKeys = constraints.filter((c) => c.type === 'PRIMARY KEY').map((c) => c.columns);
       expect(primaryKeys.sort()).toEqual([
+        // A domain is one SSO connection's in the App (insertConnection and updateConnection).
+        'app_id,domain',
         'app_id,user_id',
         'event_id,endpoint_id',
         ...Array(28).fill('id'),
@@ -581,6 +585,7 @@ for (const [name, open] of Object.entries(openers)) {
           'organization_members_organization_fkey',
           'organization_invitations_organization_fkey',
           'sso_connections_organization_fkey',
+          'sso_connection_domains_connection_id_fkey',
         ]),
       );
 
@@ -747,6 +752,50 @@ for (const [name, open] of Object.entries(openers)) {
       expect(await db.sql(`select id from "${old}".apps`)).toEqual([{ id: 'app_old' }]);
       expect(await db.sql(`select count(*)::int as n from "${old}".sessions`)).toEqual([{ n: 0 }]);
       await db.sql(`drop schema "${old}" cascade`);
+    });
+
+    it('0023 copies the domains connections claim (the oldest keeps a shared one), and goes down again', async () => {
+      const old = randomSchema();
+      const migrator = new Migrator({
+        db: db.kysely,
+        provider: listedMigrations(old),
+        migrationTableSchema: old,
+      });
+      expect((await migrator.migrateTo('0022_sso_connections')).error).toBeUndefined();
+      const s = `"${old}"`;
+      await db.sql(`insert into ${s}.apps values ('app_1', 'A', 'sk', 'pk', null, null, '{}', 1, 1)`);
+      for (const [org, connection, domains, at] of [
+        ['org_b', 'ssoconn_b', '["shared.com", "b.com"]', 2],
+        ['org_a', 'ssoconn_a', '["a.com", "shared.com"]', 1],
+      ] as const) {
+        await db.sql(
+          `insert into ${s}.organizations
+             (id, app_id, name, slug, allowed_email_domains, settings, created_at, updated_at)
+           values ($1, 'app_1', 'O', $1, '[]', '{}', 1, 1)`,
+          [org],
+        );
+        await db.sql(
+          `insert into ${s}.sso_connections values ($1, 'app_1', $2, 'https://i', 'c', 's', 'h', null, $3, $4, $4)`,
+          [connection, org, domains, at],
+        );
+      }
+      expect((await migrator.migrateTo('0023_sso_connection_domains')).error).toBeUndefined();
+      expect(
+        await db.sql(`select domain, connection_id from ${s}.sso_connection_domains order by domain`),
+      ).toEqual([
+        { domain: 'a.com', connection_id: 'ssoconn_a' },
+        { domain: 'b.com', connection_id: 'ssoconn_b' },
+        { domain: 'shared.com', connection_id: 'ssoconn_a' },
+      ]);
+      await db.sql(`delete from ${s}.organizations where id = 'org_a'`);
+      expect(await db.sql(`select domain from ${s}.sso_connection_domains order by domain`)).toEqual([
+        { domain: 'b.com' },
+      ]);
+      expect((await migrator.migrateTo('0022_sso_connections')).error).toBeUndefined();
+      expect(await db.sql(`select to_regclass($1) as t`, [`${s}.sso_connection_domains`])).toEqual([
+        { t: null },
+      ]);
+      await db.sql(`drop schema ${s} cascade`);
     });
 
     it('takes 0016 down again: no revocation table, trigger or function left', async () => {

@@ -19,11 +19,22 @@ export function memorySsoRepo(
   const ofOrganization = (appId: string, organizationId: string) =>
     ofApp(appId).find((c) => c.organization_id === organizationId);
 
+  /**
+   * Refuses a domain another live connection of the App claims. Checked in the same synchronous
+   * step as the write that follows it, so no other write can come between (as Postgres's key).
+   */
+  const checkDomains = (appId: string, connectionId: string, domains: readonly string[]) => {
+    const others = ofApp(appId).filter((c) => c.id !== connectionId);
+    const i = domains.findIndex((d) => others.some((c) => c.email_domains.includes(d)));
+    if (i >= 0) throw new LatchkeyError('sso_email_domain_taken', undefined, { field: `email_domains.${i}` });
+  };
+
   return {
     async insertConnection(connection) {
       if (organizations.get(connection.organization_id)?.app_id !== connection.app_id)
         throw new LatchkeyError('organization_not_found');
       if (ofOrganization(connection.app_id, connection.organization_id)) return { inserted: false };
+      checkDomains(connection.app_id, connection.id, connection.email_domains);
       connections.set(connection.id, copy(connection));
       return { inserted: true };
     },
@@ -45,6 +56,7 @@ export function memorySsoRepo(
     async updateConnection(appId, organizationId, update) {
       const current = ofOrganization(appId, organizationId);
       if (!current) return null;
+      if (update.email_domains) checkDomains(appId, current.id, update.email_domains);
       const next = { ...current, ...copy(update) };
       connections.set(current.id, next);
       return copy(next);

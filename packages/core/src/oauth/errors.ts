@@ -3,6 +3,19 @@
  * `npm run regenerate`. A table importing nothing, so the catalogue can hold it without a cycle.
  */
 export const oauthErrors = {
+  oauth_state_used: {
+    status: 400,
+    message: 'This sign-in was already completed: start it again from the App.',
+  },
+  oauth_state_expired: {
+    status: 400,
+    message: 'This sign-in took longer than 10 minutes: start it again from the App.',
+  },
+  oauth_code_verifier_mismatch: {
+    status: 400,
+    message:
+      'The code_verifier is missing or does not match the code_challenge the sign-in was started with.',
+  },
   oauth_not_configured: {
     status: 501,
     message:

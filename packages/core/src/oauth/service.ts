@@ -1,13 +1,13 @@
 import * as oauth from 'oauth4webapi';
 import { newSecret } from '../crypto/ids.js';
-import { type ErrorType, isLatchkeyError, LatchkeyError } from '../errors.js';
+import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { SessionService } from '../sessions/service.js';
-import type { Factor } from '../shared/factor.js';
 import { chooseRedirect, withParams } from '../shared/redirect-url.js';
 import { completeSignIn } from '../sign-in/complete.js';
 import type { OAuthLinkView } from '../users/schema.js';
 import { oauthLinkView } from '../users/service.js';
+import { callbackFailures, oauthFactor, spendFlowToken, takeFlowState } from './flow-steps.js';
 import { resolveIdentity } from './identity-owner.js';
 import { readProviderIdentity } from './identity-read.js';
 import { hasOtherSignInMethod } from './other-methods.js';
@@ -23,6 +23,7 @@ import type {
 
 // The OpenID Connect machinery organizations' SSO (sso/) builds on, offered at this capability's
 // surface: the same discovery, ID-token checks, identity linking and secret sealing, not a copy.
+export { callbackFailures, oauthFactor, spendFlowToken, takeFlowState } from './flow-steps.js';
 export { resolveIdentity } from './identity-owner.js';
 export { readProviderIdentity } from './identity-read.js';
 // The App's settings hold providers' secrets sealed: apps/ seals them when the settings are written.
@@ -41,12 +42,6 @@ export const TOKEN_SECONDS = 600;
 export interface OAuthOptions extends ProviderCalls {
   callbackUrl: string | undefined;
 }
-
-const stateFailures: Record<OAuthTakeFailure, ErrorType> = {
-  not_found: 'oauth_state_not_found',
-  used: 'oauth_state_used',
-  expired: 'oauth_state_expired',
-};
 
 const tokenFailures: Record<OAuthTakeFailure, ErrorType> = {
   not_found: 'oauth_token_not_found',
@@ -151,20 +146,11 @@ export function oauthService(k: Kernel, sessions: SessionService, options: OAuth
       const state = params.get('state');
       if (!state) throw new LatchkeyError('oauth_state_not_found');
       const now = k.now();
-      const taken = await k.storage.oauth.takeState(hashState(state), now);
-      if (!taken.ok) throw new LatchkeyError(stateFailures[taken.reason]);
-      const flow = taken.flow;
-      const failed = (error: string, description: string) => ({
-        location: withParams(flow.login_redirect_url, {
-          error,
-          error_description: description.slice(0, 500),
-        }),
-      });
-
+      const flow = await takeFlowState(k, hashState(state), now);
+      const failures = callbackFailures(k, flow, 'OAuth callback failed');
       // The provider's own refusal (the user said no): its words, for the App to show.
-      const providerError = params.get('error');
-      if (providerError !== null)
-        return failed(providerError.slice(0, 200), params.get('error_description') ?? '');
+      const refused = failures.refusal(params);
+      if (refused) return refused;
 
       try {
         const app = await k.app(flow.app_id);
@@ -198,46 +184,21 @@ export function oauthService(k: Kernel, sessions: SessionService, options: OAuth
         const redirect = owner.userCreated ? flow.signup_redirect_url : flow.login_redirect_url;
         return { location: withParams(redirect, { token, token_type: 'oauth' }) };
       } catch (error) {
-        if (!isLatchkeyError(error)) {
-          k.logger.error({ err: error, app_id: flow.app_id }, 'OAuth callback failed');
-          return failed('server_error', 'The sign-in could not be completed.');
-        }
-        if (error.status >= 500 && error.errorType !== 'oauth_provider_error')
-          k.logger.error({ err: error, app_id: flow.app_id }, 'OAuth callback failed');
-        return failed(error.errorType, error.message);
+        return failures.caught(error);
       }
     },
 
     /** Spends the callback's token once and signs its user in, by the session rules of every sign-in. */
     async authenticate(appId: string, input: OAuthAuthenticateRequest): Promise<OAuthAuthenticateResponse> {
       const now = k.now();
-      const taken = await k.storage.oauth.takeToken(appId, hashToken(input.token), now);
-      if (!taken.ok) throw new LatchkeyError(tokenFailures[taken.reason]);
-      const flow = taken.flow;
-      // A token stolen on its way to the App (a logged URL) is useless without the browser's verifier.
-      if (flow.client_code_challenge !== null) {
-        const given = input.code_verifier
-          ? await oauth.calculatePKCECodeChallenge(input.code_verifier)
-          : undefined;
-        if (given !== flow.client_code_challenge) throw new LatchkeyError('oauth_code_verifier_mismatch');
-      }
-      if (!flow.link_id || !flow.user_id) throw new LatchkeyError('oauth_token_not_found');
-      const link = await k.storage.oauth.getLink(appId, flow.link_id);
-      // Unlinked (or the user deleted) since the callback: the proof no longer names anyone.
-      if (!link || link.user_id !== flow.user_id) throw new LatchkeyError('oauth_token_not_found');
-      const factor: Factor = {
-        type: 'oauth',
-        delivery_channel: 'oauth',
-        method: {
-          method_id: link.id,
-          method_type: 'oauth',
-          oauth_link_id: link.id,
-          provider_id: link.provider_id,
-          provider_subject: link.subject,
-          email: link.email,
-          last_verified_at: now,
-        },
-      };
+      const { flow, link } = await spendFlowToken(
+        k,
+        appId,
+        { hash: hashToken(input.token), codeVerifier: input.code_verifier },
+        tokenFailures,
+        now,
+      );
+      const factor = oauthFactor(link, link.provider_id, now);
       const signedIn = await completeSignIn(sessions, appId, { userId: link.user_id, factor }, input);
       return {
         ...signedIn,

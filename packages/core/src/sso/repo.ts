@@ -34,12 +34,19 @@ export type SsoConnectionLookup = { organization_id: string } | { slug: string }
 export interface SsoRepo {
   /**
    * Stores the connection unless its organization already has one (`inserted` false); throws
-   * `organization_not_found` when the App has no such organization.
+   * `organization_not_found` when the App has no such organization, and `sso_email_domain_taken`
+   * (its field `email_domains.<i>` when known) when another connection of the App claims one of
+   * its `email_domains`: checked with the write, atomically, so two concurrent writes cannot both
+   * claim a domain.
    */
   insertConnection(connection: SsoConnectionRecord): Promise<{ inserted: boolean }>;
   /** The App's connection found by its organization's id or slug, or the domain it claims. */
   findConnection(appId: string, by: SsoConnectionLookup): Promise<SsoConnectionRecord | null>;
   getConnectionById(appId: string, connectionId: string): Promise<SsoConnectionRecord | null>;
+  /**
+   * Changes the organization's connection; `email_domains`, when given, replaces its claimed
+   * domains under the same atomic rule as `insertConnection` (`sso_email_domain_taken`).
+   */
   updateConnection(
     appId: string,
     organizationId: string,

@@ -1,16 +1,20 @@
 import * as oauth from 'oauth4webapi';
 import { normalizeEmail } from '../contacts/contact-address.js';
 import { newSecret } from '../crypto/ids.js';
-import { type ErrorType, isLatchkeyError, LatchkeyError } from '../errors.js';
+import { type ErrorType, LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { OAuthTakeFailure } from '../oauth/repo.js';
 import {
+  callbackFailures,
+  oauthFactor,
   type ProviderIdentity,
   type ProviderRuntimes,
   readProviderIdentity,
   resolveIdentity,
   STATE_SECONDS,
+  spendFlowToken,
   TOKEN_SECONDS,
+  takeFlowState,
 } from '../oauth/service.js';
 import type { OrganizationMemberRecord, OrganizationRecord } from '../organizations/repo.js';
 import type { OrganizationSessions } from '../organizations/service.js';
@@ -21,12 +25,6 @@ import { completeSignIn, type SignedIn, type SignInRequest } from '../sign-in/co
 import { asProvider, connectionIdOf, providerKey } from './connections.js';
 import type { SsoConnectionLookup, SsoConnectionRecord } from './repo.js';
 import type { SsoAuthenticateRequest, SsoAuthenticateResponse, SsoStartQuery } from './schema.js';
-
-const stateFailures: Record<OAuthTakeFailure, ErrorType> = {
-  not_found: 'oauth_state_not_found',
-  used: 'oauth_state_used',
-  expired: 'oauth_state_expired',
-};
 
 const tokenFailures: Record<OAuthTakeFailure, ErrorType> = {
   not_found: 'sso_token_not_found',
@@ -238,18 +236,10 @@ export function ssoSignInService(
       const state = params.get('state');
       if (!state) throw new LatchkeyError('oauth_state_not_found');
       const now = k.now();
-      const taken = await k.storage.oauth.takeState(hashState(state), now);
-      if (!taken.ok) throw new LatchkeyError(stateFailures[taken.reason]);
-      const flow = taken.flow;
-      const failed = (error: string, description: string) => ({
-        location: withParams(flow.login_redirect_url, {
-          error,
-          error_description: description.slice(0, 500),
-        }),
-      });
-      const providerError = params.get('error');
-      if (providerError !== null)
-        return failed(providerError.slice(0, 200), params.get('error_description') ?? '');
+      const flow = await takeFlowState(k, hashState(state), now);
+      const failures = callbackFailures(k, flow, 'SSO callback failed');
+      const refused = failures.refusal(params);
+      if (refused) return refused;
       try {
         const { connection, organization } = await connectionOf(flow.app_id, flow.provider_id);
         const provider = asProvider(connection);
@@ -277,13 +267,7 @@ export function ssoSignInService(
         });
         return { location: withParams(flow.login_redirect_url, { token, token_type: 'sso' }) };
       } catch (error) {
-        if (!isLatchkeyError(error)) {
-          k.logger.error({ err: error, app_id: flow.app_id }, 'SSO callback failed');
-          return failed('server_error', 'The sign-in could not be completed.');
-        }
-        if (error.status >= 500 && error.errorType !== 'oauth_provider_error')
-          k.logger.error({ err: error, app_id: flow.app_id }, 'SSO callback failed');
-        return failed(error.errorType, error.message);
+        return failures.caught(error);
       }
     },
 
@@ -293,34 +277,17 @@ export function ssoSignInService(
      */
     async authenticate(appId: string, input: SsoAuthenticateRequest): Promise<SsoAuthenticateResponse> {
       const now = k.now();
-      const taken = await k.storage.oauth.takeToken(appId, hashToken(input.token), now);
-      if (!taken.ok) throw new LatchkeyError(tokenFailures[taken.reason]);
-      const flow = taken.flow;
-      if (flow.client_code_challenge !== null) {
-        const given = input.code_verifier
-          ? await oauth.calculatePKCECodeChallenge(input.code_verifier)
-          : undefined;
-        if (given !== flow.client_code_challenge) throw new LatchkeyError('oauth_code_verifier_mismatch');
-      }
-      if (!flow.link_id || !flow.user_id) throw new LatchkeyError('sso_token_not_found');
-      const link = await k.storage.oauth.getLink(appId, flow.link_id);
-      if (!link || link.user_id !== flow.user_id) throw new LatchkeyError('sso_token_not_found');
+      const { flow, link } = await spendFlowToken(
+        k,
+        appId,
+        { hash: hashToken(input.token), codeVerifier: input.code_verifier },
+        tokenFailures,
+        now,
+      );
       const { connection, organization } = await connectionOf(appId, flow.provider_id);
-      const factor: Factor = {
-        type: 'oauth',
-        delivery_channel: 'oauth',
-        method: {
-          method_id: link.id,
-          method_type: 'oauth',
-          oauth_link_id: link.id,
-          // The connection, even when the identity was first linked through another provider of the
-          // same issuer: sso_required asks for a proof through this organization's connection.
-          provider_id: flow.provider_id,
-          provider_subject: link.subject,
-          email: link.email,
-          last_verified_at: now,
-        },
-      };
+      // The connection as the factor's provider, even when the identity was first linked through
+      // another provider of the same issuer: sso_required asks for a proof through this one.
+      const factor = oauthFactor(link, flow.provider_id, now);
       // An organization whose allowed_sign_in_methods lack `sso` is refused before anyone is
       // provisioned or signed in; its exchange would refuse the session anyway.
       await organizationSessions.checkSignInMethods(organization, [factor]);

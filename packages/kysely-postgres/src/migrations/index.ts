@@ -21,6 +21,7 @@ import * as organizations from './0019_organizations.js';
 import * as organizationInvitations from './0020_organization_invitations.js';
 import * as sessionOrganizations from './0021_session_organizations.js';
 import * as ssoConnections from './0022_sso_connections.js';
+import * as ssoConnectionDomains from './0023_sso_connection_domains.js';
 
 /**
  * A migration, run against the storage's schema. `schema` (undefined: the search path) is for the
@@ -59,4 +60,5 @@ export const migrations: Record<string, LatchkeyMigration> = {
   '0020_organization_invitations': organizationInvitations,
   '0021_session_organizations': sessionOrganizations,
   '0022_sso_connections': ssoConnections,
+  '0023_sso_connection_domains': ssoConnectionDomains,
 };
