@@ -31,6 +31,9 @@ if (process.argv.includes('--growth') || process.env.BENCH_GROWTH === '1' || pro
   process.exit(0);
 }
 
+const MAGIC_LINK_SEND_CEILING =
+  'sign-in ceiling (magic-link send): one counter upsert committed early, a user, an email and a link inserted by one durable statement';
+let ceilingSends = 0;
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const verifyCodes = Number(process.env.BENCH_OTP_CODES ?? 2000);
@@ -198,6 +201,12 @@ try {
             url: `${host.info.url}/ceiling/sign-in`,
             method: 'POST' as const,
           },
+          {
+            name: MAGIC_LINK_SEND_CEILING,
+            url: `${host.info.url}/ceiling/magic-link-send`,
+            method: 'POST' as const,
+            nextBody: () => ({ email: `ceiling.${Date.now()}.${ceilingSends++}@example.com` }),
+          },
         ]
       : []),
     ...peerTargets,
@@ -335,6 +344,18 @@ try {
   });
   if (peerRatios.length > 0)
     console.log(`\nSign-in beside Better Auth (issue 38):\n  ${peerRatios.join('\n  ')}`);
+  // The magic-link send's floor in the same run: each send row ÷ that ceiling, and the ceiling ÷
+  // Better Auth's row (the most a send doing the unavoidable work could lead it by).
+  const rateNamed = (prefix: string) => results.find((r) => r.name.startsWith(prefix))?.requests_per_second;
+  const linkCeiling = rateNamed(MAGIC_LINK_SEND_CEILING);
+  const lkLinkSend = rateNamed('sign-in: Latchkey magic_links/email/login_or_create');
+  const baLinkSend = rateNamed('sign-in: Better Auth sign-in/magic-link');
+  if (linkCeiling && lkLinkSend && baLinkSend)
+    console.log(
+      `  magic-link send: Latchkey ÷ its ceiling ${(lkLinkSend / linkCeiling).toFixed(2)}, ` +
+        `Better Auth ÷ that ceiling ${(baLinkSend / linkCeiling).toFixed(2)}, ` +
+        `the ceiling ÷ Better Auth ${(linkCeiling / baLinkSend).toFixed(2)}`,
+    );
   if (frameworks.summary.length > 0)
     console.log(`\nFramework host routes (issue 36):\n  ${frameworks.summary.join('\n  ')}`);
   if (revocations)

@@ -23,6 +23,14 @@ interface Batch {
   written: Promise<void>;
 }
 const waiting = new Map<string, Batch>();
+/** Files whose folder this process has made: a folder check per batch was a thread-pool hop on every send. */
+const folderMade = new Set<string>();
+
+async function makeFolder(path: string) {
+  // The outbox holds live codes and links: readable by its owner only.
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  folderMade.add(path);
+}
 
 /**
  * Appends `line` to the file, after every earlier append to it (FIFO, across senders). Lines that
@@ -40,10 +48,17 @@ function appendLine(path: string, line: string): Promise<void> {
   batch.written = serialized(path, async () => {
     // From here on, new lines start the next batch.
     if (waiting.get(path) === batch) waiting.delete(path);
-    // The outbox holds live codes and links: readable by its owner only.
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     // One append of whole lines, and one append at a time per file: lines never interleave.
-    await appendFile(path, batch.lines.join(''), { encoding: 'utf8', mode: 0o600 });
+    const append = () => appendFile(path, batch.lines.join(''), { encoding: 'utf8', mode: 0o600 });
+    if (!folderMade.has(path)) await makeFolder(path);
+    try {
+      await append();
+    } catch (error) {
+      // The folder went away since (a test cleaning up, a developer's `rm`): made again, once.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await makeFolder(path);
+      await append();
+    }
   });
   return batch.written;
 }

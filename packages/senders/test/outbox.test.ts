@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, rmdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, rmdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OutboundMessage } from '@latchkey/core';
@@ -115,6 +115,17 @@ describe('outboxSender', () => {
     expect((await readOutbox(path)).map((e) => e.to)).toEqual(
       Array.from({ length: 50 }, (_, i) => `u${i}@example.com`),
     );
+  });
+
+  it('makes the folder again, owner-only, when it is removed between sends', async () => {
+    const folder = join(dir, 'gone');
+    const path = join(folder, 'outbox.jsonl');
+    const sender = outboxSender({ path });
+    await sender.send(otpEmail);
+    await rm(folder, { recursive: true });
+    await sender.send({ ...otpEmail, to: 'after@example.com' });
+    expect((await readOutbox(path)).map((e) => e.to)).toEqual(['after@example.com']);
+    expect((await stat(folder)).mode & 0o777).toBe(0o700);
   });
 
   it('keeps sending after one append fails', async () => {
