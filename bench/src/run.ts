@@ -9,6 +9,7 @@ import { PRIMITIVE_OF, signingPrimitiveRates } from './ed25519-rate.js';
 import { frameworkHostRates } from './framework-host-rates.js';
 import { type Measurement, measureInRounds, type Target } from './measure.js';
 import { OAUTH_AUTHENTICATE_ROW, oauthTargets } from './oauth-targets.js';
+import { outboxSecret } from './outbox-secret.js';
 import { passwordHashingRates } from './password-hashing-rates.js';
 import { passwordSignInRates } from './password-sign-in-rates.js';
 import { peerSignInTargets } from './peer-sign-in-targets.js';
@@ -142,13 +143,7 @@ try {
           url,
           publicToken: public_token,
           call,
-          sent: async () =>
-            new Map(
-              (await readOutbox(outbox)).map((m) => [
-                m.to,
-                m.code ?? new URL(m.url!).searchParams.get('token')!,
-              ]),
-            ),
+          sent: async () => new Map((await readOutbox(outbox)).map((m) => [m.to, outboxSecret(m)!])),
           outbox,
         },
         { url: peer.info.url, outbox: path.join(dataDir, 'better-auth-outbox.jsonl') },

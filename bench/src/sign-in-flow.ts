@@ -1,5 +1,7 @@
 import { open } from 'node:fs/promises';
 import http from 'node:http';
+import type { OutboxEntry } from '@latchkey/senders';
+import { outboxSecret } from './outbox-secret.js';
 
 /**
  * The pieces of a full sign-in row (issue 38: send, read the code, verify, as a user does): a
@@ -27,8 +29,8 @@ export async function outboxTail(file: string) {
     partial = lines.pop() ?? '';
     for (const line of lines) {
       if (!line) continue;
-      const m = JSON.parse(line) as { to: string; code?: string; url?: string };
-      latest.set(m.to, m.code ?? new URL(m.url as string).searchParams.get('token') ?? '');
+      const m = JSON.parse(line) as OutboxEntry;
+      latest.set(m.to, outboxSecret(m) ?? '');
     }
   };
   return {

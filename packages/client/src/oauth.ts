@@ -1,7 +1,12 @@
-import { type ClientCore, sessionFields } from './client.js';
-import { LatchkeyClientError, type ServerErrorType } from './errors.js';
+import type { ClientCore } from './client.js';
+import type { ServerErrorType } from './errors.js';
 import { newPkcePair } from './pkce.js';
-import { landingToken, PROVIDER_REDIRECT_ERRORS, verifierStore } from './redirect-sign-in.js';
+import {
+  landingToken,
+  PROVIDER_REDIRECT_ERRORS,
+  spendLandingToken,
+  verifierStore,
+} from './redirect-sign-in.js';
 
 export interface OAuthStartOptions {
   /**
@@ -73,26 +78,10 @@ export const oauth = (core: ClientCore) => {
    * sign-in, the current session is sent (the factor joins it when it is the same user's; another
    * user's is never extended) and the answer's session becomes the client's.
    */
-  const authenticate = async (token: string, options: OAuthAuthenticateOptions = {}) => {
-    const verifier = verifiers.get();
-    try {
-      const answer = await core.call('post /v1/auth/oauth/authenticate', {
-        body: {
-          ...sessionFields(core),
-          ...(options.sessionExpiresIn !== undefined ? { session_expires_in: options.sessionExpiresIn } : {}),
-          token,
-          ...(verifier ? { code_verifier: verifier } : {}),
-          ...(options.deviceFingerprint ? { device_fingerprint: options.deviceFingerprint } : {}),
-        },
-      });
-      verifiers.forget();
-      return core.session.accept(answer);
-    } catch (err) {
-      // An answer spends the token either way; without one (offline), a retry may still use it.
-      if (!(err instanceof LatchkeyClientError) || err.status !== 0) verifiers.forget();
-      throw err;
-    }
-  };
+  const authenticate = (token: string, options: OAuthAuthenticateOptions = {}) =>
+    spendLandingToken(core, verifiers, token, options, (body) =>
+      core.call('post /v1/auth/oauth/authenticate', { body }),
+    );
 
   return {
     startUrl,

@@ -1,8 +1,11 @@
+import { type ClientCore, sessionFields } from './client.js';
 import { type ClientErrorType, LatchkeyClientError, type OAuthRedirectErrorType } from './errors.js';
+import type { SessionState } from './session-store.js';
+import type { BodyOf } from './transport.js';
 
 /**
  * What the sign-ins through a provider's pages (OAuth, an organization's SSO) share: the PKCE
- * verifier kept across the trip, and the landing URL read and cleaned.
+ * verifier kept across the trip, the landing URL read and cleaned, and its token spent.
  */
 
 /**
@@ -51,6 +54,49 @@ export function verifierStore(key: string) {
     get: (): string | null => storage().getItem(key),
     forget: () => storage().removeItem(key),
   };
+}
+
+type VerifierStore = ReturnType<typeof verifierStore>;
+
+/** The body both landing exchanges take (OAuth's and SSO's routes share one shape). */
+export type LandingBody = BodyOf<'post /v1/auth/oauth/authenticate'> &
+  BodyOf<'post /v1/auth/sso/authenticate'>;
+
+/** What a landing page's `authenticate` takes besides the token. */
+export interface LandingAuthenticateOptions {
+  /** Minutes the session lasts; the client's `sessionExpiresIn` (60) when absent. */
+  sessionExpiresIn?: number;
+  deviceFingerprint?: { ip?: string; user_agent?: string };
+}
+
+/**
+ * Spends a landing token with the verifier this tab kept at start, through `send` (the flow's own
+ * route). The current session is sent as with every sign-in, and the answer's session becomes the
+ * client's.
+ */
+export async function spendLandingToken<T extends Partial<SessionState> & { user_id: string }>(
+  core: ClientCore,
+  verifiers: VerifierStore,
+  token: string,
+  options: LandingAuthenticateOptions,
+  send: (body: LandingBody) => Promise<T>,
+): Promise<T> {
+  const verifier = verifiers.get();
+  try {
+    const answer = await send({
+      ...sessionFields(core),
+      ...(options.sessionExpiresIn !== undefined ? { session_expires_in: options.sessionExpiresIn } : {}),
+      token,
+      ...(verifier ? { code_verifier: verifier } : {}),
+      ...(options.deviceFingerprint ? { device_fingerprint: options.deviceFingerprint } : {}),
+    });
+    verifiers.forget();
+    return core.session.accept(answer);
+  } catch (err) {
+    // An answer spends the token either way; without one (offline), a retry may still use it.
+    if (!(err instanceof LatchkeyClientError) || err.status !== 0) verifiers.forget();
+    throw err;
+  }
 }
 
 const memoryStorage = (map: Map<string, string>) => ({

@@ -1,8 +1,13 @@
-import { type ClientCore, sessionFields } from './client.js';
+import type { ClientCore } from './client.js';
 import { LatchkeyClientError, type ServerErrorType } from './errors.js';
 import type { paths } from './generated/openapi.js';
 import { newPkcePair } from './pkce.js';
-import { landingToken, PROVIDER_REDIRECT_ERRORS, verifierStore } from './redirect-sign-in.js';
+import {
+  landingToken,
+  PROVIDER_REDIRECT_ERRORS,
+  spendLandingToken,
+  verifierStore,
+} from './redirect-sign-in.js';
 
 type StartQuery = NonNullable<paths['/v1/auth/sso/start']['get']['parameters']['query']>;
 
@@ -83,26 +88,10 @@ export const sso = (core: ClientCore) => {
    * kept at start. The current session is sent as with every sign-in, and the answer's session
    * (the organization's) becomes the client's.
    */
-  const authenticate = async (token: string, options: SsoAuthenticateOptions = {}) => {
-    const verifier = verifiers.get();
-    try {
-      const answer = await core.call('post /v1/auth/sso/authenticate', {
-        body: {
-          ...sessionFields(core),
-          ...(options.sessionExpiresIn !== undefined ? { session_expires_in: options.sessionExpiresIn } : {}),
-          token,
-          ...(verifier ? { code_verifier: verifier } : {}),
-          ...(options.deviceFingerprint ? { device_fingerprint: options.deviceFingerprint } : {}),
-        },
-      });
-      verifiers.forget();
-      return core.session.accept(answer);
-    } catch (err) {
-      // An answer spends the token either way; without one (offline), a retry may still use it.
-      if (!(err instanceof LatchkeyClientError) || err.status !== 0) verifiers.forget();
-      throw err;
-    }
-  };
+  const authenticate = (token: string, options: SsoAuthenticateOptions = {}) =>
+    spendLandingToken(core, verifiers, token, options, (body) =>
+      core.call('post /v1/auth/sso/authenticate', { body }),
+    );
 
   return {
     startUrl,

@@ -1,30 +1,15 @@
-import { createLatchkey } from '@latchkey/core';
-import { memoryStorage } from '@latchkey/memory';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLatchkeyClient, isLatchkeyClientError, type LatchkeyClientError } from '../src/index.js';
+import { createLatchkeyClient } from '../src/index.js';
 import { createLatchkeyServerClient } from '../src/server.js';
+import { baseUrl, caught, inProcessLatchkey } from './in-process.js';
 
 // The client in Node against a real Latchkey, in process: its `fetch` is the instance's handler.
 const sent: Array<{ to: string; code?: string }> = [];
-const latchkey = createLatchkey({
-  storage: memoryStorage(),
+const { latchkey, app, inProcess } = await inProcessLatchkey('Client', {
   secret: 'c'.repeat(40),
   sender: { send: async (m) => void sent.push(m as { to: string; code?: string }) },
 });
-const app = await latchkey.apps.create({ name: 'Client' });
-const inProcess: typeof fetch = (input, init) => latchkey.fetch(new Request(input as string, init));
-const baseUrl = 'http://latchkey.test';
 afterAll(() => latchkey.close());
-
-const caught = async (promise: Promise<unknown>): Promise<LatchkeyClientError> => {
-  try {
-    await promise;
-  } catch (e) {
-    if (isLatchkeyClientError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a LatchkeyClientError');
-};
 
 describe('@latchkey/client in Node', () => {
   it('signs in by email code, refreshes, signs out, with change events; the revoked token is refused', async () => {

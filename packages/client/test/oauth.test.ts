@@ -1,29 +1,19 @@
-import { createLatchkey } from '@latchkey/core';
-import { memoryStorage } from '@latchkey/memory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type OidcProviderServer,
   startOidcProvider,
 } from '../../core/test/oauth-peers/oidc-provider-server.js';
-import { createLatchkeyClient, isLatchkeyClientError, type LatchkeyClientError } from '../src/index.js';
+import { createLatchkeyClient } from '../src/index.js';
 import { pkceChallenge } from '../src/pkce.js';
+import { baseUrl, caught, inProcessLatchkey, providerTrip } from './in-process.js';
 
 // The client in Node against a real Latchkey, in process, and panva's oidc-provider on a local
 // port: the browser's part (the redirects) is played by fetch, the provider's pages by its harness.
-const baseUrl = 'http://latchkey.test';
 const landing = 'https://app.example.com/oauth';
-const latchkey = createLatchkey({
-  storage: memoryStorage(),
+const { latchkey, app, sentBodies, inProcess, client } = await inProcessLatchkey('OAuth client', {
   secret: 'o'.repeat(40),
-  sender: { send: async () => {} },
   oauth: { callbackUrl: `${baseUrl}/v1/auth/oauth/callback`, allowInsecureIssuers: true },
 });
-const app = await latchkey.apps.create({ name: 'OAuth client' });
-const sentBodies: unknown[] = [];
-const inProcess: typeof fetch = async (input, init) => {
-  if (init?.body) sentBodies.push(JSON.parse(String(init.body)));
-  return latchkey.fetch(new Request(input as string, init));
-};
 let provider: OidcProviderServer;
 
 beforeAll(async () => {
@@ -55,40 +45,8 @@ afterAll(async () => {
   await latchkey.close();
 });
 
-/** A new account at the provider, for one test: its id (the subject) and email. */
-let accounts = 0;
-const account = (label: string) => {
-  accounts += 1;
-  const id = `${label}-${accounts}`;
-  provider.accounts[id] = { email: `${id}@example.com`, email_verified: true };
-  return id;
-};
-
-const client = () => createLatchkeyClient({ publicToken: app.public_token, baseUrl, fetch: inProcess });
-
-const caught = async (promise: Promise<unknown>): Promise<LatchkeyClientError> => {
-  try {
-    await promise;
-  } catch (e) {
-    if (isLatchkeyClientError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a LatchkeyClientError');
-};
-
-/** The browser's trip: start → provider (signed in as `account`) → callback → the App's page. */
-async function landingUrl(
-  startUrl: string,
-  account: string,
-  options: { deny?: boolean } = {},
-): Promise<string> {
-  const started = await latchkey.fetch(new Request(startUrl));
-  expect(started.status, await started.clone().text()).toBe(302);
-  const atCallback = await provider.signInAs(started.headers.get('location')!, account, options);
-  const back = await latchkey.fetch(new Request(atCallback));
-  expect(back.status).toBe(302);
-  return back.headers.get('location')!;
-}
+/** A new account at the provider for one test, and the browser's trip through it. */
+const { account, landingUrl } = providerTrip(latchkey, () => provider, 'example.com');
 
 describe('@latchkey/client oauth', () => {
   it('startUrl: the start route with the public token, the redirects and an S256 challenge of the verifier it keeps', async () => {

@@ -1,31 +1,20 @@
-import { createLatchkey } from '@latchkey/core';
-import { memoryStorage } from '@latchkey/memory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type OidcProviderServer,
   startOidcProvider,
 } from '../../core/test/oauth-peers/oidc-provider-server.js';
-import { createLatchkeyClient, isLatchkeyClientError, type LatchkeyClientError } from '../src/index.js';
 import { pkceChallenge } from '../src/pkce.js';
+import { baseUrl, caught, inProcessLatchkey, providerTrip } from './in-process.js';
 
 // The client in Node against a real Latchkey, in process, and panva's oidc-provider as an
 // organization's identity provider: the browser's redirects are played by fetch.
-const baseUrl = 'http://latchkey.test';
 const landing = 'https://app.example.com/sso';
 const callbackUrl = `${baseUrl}/v1/auth/sso/callback`;
-const latchkey = createLatchkey({
-  storage: memoryStorage(),
+const { latchkey, app, sentBodies, client } = await inProcessLatchkey('SSO client', {
   secret: 's'.repeat(40),
-  sender: { send: async () => {} },
   oauth: { allowInsecureIssuers: true },
   sso: { callbackUrl },
 });
-const app = await latchkey.apps.create({ name: 'SSO client' });
-const sentBodies: unknown[] = [];
-const inProcess: typeof fetch = async (input, init) => {
-  if (init?.body) sentBodies.push(JSON.parse(String(init.body)));
-  return latchkey.fetch(new Request(input as string, init));
-};
 const backend = async (method: string, path: string, body?: unknown) => {
   const res = await latchkey.fetch(
     new Request(`${baseUrl}${path}`, {
@@ -66,35 +55,7 @@ afterAll(async () => {
   await latchkey.close();
 });
 
-let accounts = 0;
-const account = (label: string, domain = 'acme.com') => {
-  accounts += 1;
-  const id = `${label}-${accounts}`;
-  provider.accounts[id] = { email: `${id}@${domain}`, email_verified: true };
-  return id;
-};
-
-const client = () => createLatchkeyClient({ publicToken: app.public_token, baseUrl, fetch: inProcess });
-
-const caught = async (promise: Promise<unknown>): Promise<LatchkeyClientError> => {
-  try {
-    await promise;
-  } catch (e) {
-    if (isLatchkeyClientError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a LatchkeyClientError');
-};
-
-/** The browser's trip: start → provider (signed in as `account`) → callback → the App's page. */
-async function landingUrl(startUrl: string, account: string): Promise<string> {
-  const started = await latchkey.fetch(new Request(startUrl));
-  expect(started.status, await started.clone().text()).toBe(302);
-  const atCallback = await provider.signInAs(started.headers.get('location')!, account);
-  const back = await latchkey.fetch(new Request(atCallback));
-  expect(back.status).toBe(302);
-  return back.headers.get('location')!;
-}
+const { account, landingUrl } = providerTrip(latchkey, () => provider, 'acme.com');
 
 describe('@latchkey/client sso', () => {
   it('startUrl: the start route with the public token, one way of naming the organization, the redirect and an S256 challenge', async () => {

@@ -2,28 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { OrganizationRecord } from '../src/organizations/repo.js';
 import { checkSignInMethods, signInMethodOf } from '../src/organizations/sign-in-methods.js';
 import type { Factor } from '../src/shared/factor.js';
+import { emailMethod, oauthFactor } from './factor-fixtures.js';
 
-const email = {
-  method_id: 'email_1',
-  method_type: 'email',
-  email_id: 'email_1',
-  email: 'a@acme.com',
-  last_verified_at: 1,
-} as const;
+const email = emailMethod;
 const totp = { method_id: 'totp_1', method_type: 'totp', totp_id: 'totp_1', last_verified_at: 1 } as const;
-const oauth = (provider_id: string): Factor => ({
-  type: 'oauth',
-  delivery_channel: 'oauth',
-  method: {
-    method_id: 'oauthlink_1',
-    method_type: 'oauth',
-    oauth_link_id: 'oauthlink_1',
-    provider_id,
-    provider_subject: 'sub',
-    email: null,
-    last_verified_at: 1,
-  },
-});
+const oauth = oauthFactor;
 const factors: Record<string, Factor> = {
   sms_otp: {
     type: 'otp',

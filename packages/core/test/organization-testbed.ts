@@ -28,10 +28,10 @@ export interface OrganizationTestbed {
 }
 
 /**
- * What the invitation and joining suites share: `backend` opened before the suite's tests and
- * closed after, one Latchkey with a manual clock and a capturing sender, and two Apps that allow
- * `INVITE` for invitation links, plus `settings`. Read its fields inside tests and hooks: the
- * storage, Latchkey and Apps are set once the suite starts.
+ * What the organization suites (organizations and members, invitations, joining) share: `backend`
+ * opened before the suite's tests and closed after, one Latchkey with a manual clock and a
+ * capturing sender, and two Apps that allow `INVITE` for invitation links, plus `settings`. Read
+ * its fields inside tests and hooks: the storage, Latchkey and Apps are set once the suite starts.
  */
 export function organizationTestbed(backend: Backend, settings: AppSettings = {}): OrganizationTestbed {
   const bed = {

@@ -1,64 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLatchkey, type EventRecord, type Storage } from '../src/index.js';
-import {
-  capturingSender,
-  expectErrorShape,
-  manualClock,
-  TEST_SECRET,
-  type TestApp,
-  testApp,
-} from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { expectErrorShape } from './helpers.js';
+import { expectError, organizationTestbed } from './organization-testbed.js';
 import { storageBackends } from './storage-backends.js';
 
 describe.each(storageBackends())('organizations on $name', (backend) => {
-  let storage: Storage;
-  let dispose: () => Promise<void>;
-  let t: TestApp;
-  let other: TestApp;
-  const events: EventRecord[] = [];
-
-  beforeAll(async () => {
-    const opened = await backend.open();
-    storage = opened.storage;
-    dispose = opened.dispose;
-    const latchkey = createLatchkey({
-      storage,
-      secret: TEST_SECRET,
-      clock: manualClock(),
-      sender: capturingSender(),
-    });
-    latchkey.events.on('*', (e) => {
-      events.push(e);
-    });
-    t = await testApp(latchkey);
-    other = await testApp(latchkey);
-    await latchkey.apps.updateSettings(t.app_id, {
-      organizations: { roles: { billing: ['invoices:read', 'invoices:write'] } },
-    });
+  const bed = organizationTestbed(backend, {
+    organizations: { roles: { billing: ['invoices:read', 'invoices:write'] } },
   });
-  afterAll(async () => {
-    await dispose?.();
-  });
+  const { events } = bed;
 
   let n = 0;
   const freshSlug = () => `acme-${++n}-${Math.random().toString(36).slice(2, 8)}`;
-  const newUser = async (app = t) => {
+  const newUser = async (app = bed.t) => {
     const res = await app.call('POST', '/v1/auth/users', {});
     expect(res.status).toBe(200);
     return res.body.user_id as string;
   };
-  const createOrg = async (body: Record<string, unknown> = {}, app = t) => {
+  const createOrg = async (body: Record<string, unknown> = {}, app = bed.t) => {
     const res = await app.call('POST', '/v1/organizations', { name: 'Acme', slug: freshSlug(), ...body });
     expect(res.status).toBe(200);
     return res.body as { organization_id: string; slug: string; [k: string]: unknown };
   };
-  const members = (orgId: string, app = t) => app.call('GET', `/v1/organizations/${orgId}/members`);
-  const addMember = (orgId: string, body: unknown, app = t) =>
+  const members = (orgId: string, app = bed.t) => app.call('GET', `/v1/organizations/${orgId}/members`);
+  const addMember = (orgId: string, body: unknown, app = bed.t) =>
     app.call('POST', `/v1/organizations/${orgId}/members`, body);
-  const expectError = (res: Awaited<ReturnType<TestApp['call']>>, status: number, type: string) => {
-    expect(res.status).toBe(status);
-    expect(expectErrorShape(res).error_type).toBe(type);
-  };
 
   it('creates an organization with its owner, reads, lists, changes and deletes it', async () => {
     const owner = await newUser();
@@ -80,7 +45,7 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
       },
     });
     const id = org.organization_id;
-    expect((await t.call('GET', `/v1/organizations/${id}`)).body).toEqual(org);
+    expect((await bed.t.call('GET', `/v1/organizations/${id}`)).body).toEqual(org);
 
     const listed = await members(id);
     expect(listed.status).toBe(200);
@@ -88,10 +53,10 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
       expect.objectContaining({ user_id: owner, roles: ['owner'], permissions: ['*'] }),
     ]);
 
-    const mine = await t.call('GET', `/v1/organizations?user_id=${owner}`);
+    const mine = await bed.t.call('GET', `/v1/organizations?user_id=${owner}`);
     expect(mine.body).toEqual({ organizations: [org], next_cursor: null });
 
-    const patched = await t.call('PATCH', `/v1/organizations/${id}`, {
+    const patched = await bed.t.call('PATCH', `/v1/organizations/${id}`, {
       name: 'Acme Corp',
       settings: { who_can_invite: 'members' },
     });
@@ -100,11 +65,11 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
     expect(patched.body.settings).toMatchObject({ who_can_invite: 'members', default_role: 'billing' });
     expect(patched.body.name).toBe('Acme Corp');
 
-    const removed = await t.call('DELETE', `/v1/organizations/${id}`);
+    const removed = await bed.t.call('DELETE', `/v1/organizations/${id}`);
     expect(removed.body).toEqual({ organization_id: id });
-    expectError(await t.call('GET', `/v1/organizations/${id}`), 404, 'organization_not_found');
+    expectError(await bed.t.call('GET', `/v1/organizations/${id}`), 404, 'organization_not_found');
     expectError(await members(id), 404, 'organization_not_found');
-    expect((await t.call('GET', `/v1/organizations?user_id=${owner}`)).body.organizations).toEqual([]);
+    expect((await bed.t.call('GET', `/v1/organizations?user_id=${owner}`)).body.organizations).toEqual([]);
 
     const types = events.filter((e) => e.data.organization_id === id).map((e) => e.type);
     expect(types).toEqual([
@@ -113,7 +78,7 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
       'organization.updated',
       'organization.deleted',
     ]);
-    const stored = await storage.events.list(t.app_id, { limit: 1000 });
+    const stored = await bed.storage.events.list(bed.t.app_id, { limit: 1000 });
     expect(
       stored
         .filter((e) => e.data.organization_id === id)
@@ -125,21 +90,23 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
   it('keeps slugs unique per App: 409 on a clash, by create and by rename; another App may reuse one', async () => {
     const a = await createOrg();
     const b = await createOrg();
-    const clash = await t.call('POST', '/v1/organizations', { name: 'Again', slug: a.slug });
+    const clash = await bed.t.call('POST', '/v1/organizations', { name: 'Again', slug: a.slug });
     expectError(clash, 409, 'organization_slug_taken');
     expect(expectErrorShape(clash).error_field).toBe('slug');
     expectError(
-      await t.call('PATCH', `/v1/organizations/${b.organization_id}`, { slug: a.slug }),
+      await bed.t.call('PATCH', `/v1/organizations/${b.organization_id}`, { slug: a.slug }),
       409,
       'organization_slug_taken',
     );
     // Renaming to its own slug is no clash.
-    expect((await t.call('PATCH', `/v1/organizations/${a.organization_id}`, { slug: a.slug })).status).toBe(
+    expect(
+      (await bed.t.call('PATCH', `/v1/organizations/${a.organization_id}`, { slug: a.slug })).status,
+    ).toBe(200);
+    expect((await bed.other.call('POST', '/v1/organizations', { name: 'Other', slug: a.slug })).status).toBe(
       200,
     );
-    expect((await other.call('POST', '/v1/organizations', { name: 'Other', slug: a.slug })).status).toBe(200);
     // A failed create left nothing behind.
-    const all = await t.call('GET', '/v1/organizations?limit=1000');
+    const all = await bed.t.call('GET', '/v1/organizations?limit=1000');
     expect(all.body.organizations.filter((o: { slug: string }) => o.slug === a.slug)).toHaveLength(1);
   });
 
@@ -205,7 +172,7 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
       ['POST', `/v1/organizations/${id}/members`, [1, 2], 'invalid_field'],
     ];
     for (const [method, path, body, type] of bad) {
-      const res = await t.call(method, path, body);
+      const res = await bed.t.call(method, path, body);
       expect({ method, path, body, status: res.status, type: res.body?.error_type }).toEqual({
         method,
         path,
@@ -219,18 +186,18 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
     expect(expectErrorShape(unknownRole).error_field).toBe('roles.1');
     // A public token cannot manage organizations.
     expectError(
-      await t.call('GET', '/v1/organizations', undefined, t.public_token),
+      await bed.t.call('GET', '/v1/organizations', undefined, bed.t.public_token),
       403,
       'secret_key_required',
     );
     expectError(
-      await t.call('POST', '/v1/organizations', { name: 'x', slug: 'ok', owner_user_id: 'user_nope' }),
+      await bed.t.call('POST', '/v1/organizations', { name: 'x', slug: 'ok', owner_user_id: 'user_nope' }),
       404,
       'user_not_found',
     );
     // Nothing was created by the refused owner.
     expect(
-      (await t.call('GET', '/v1/organizations?limit=1000')).body.organizations.map(
+      (await bed.t.call('GET', '/v1/organizations?limit=1000')).body.organizations.map(
         (o: { slug: string }) => o.slug,
       ),
     ).not.toContain('ok');
@@ -268,13 +235,13 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
     });
     const again = await addMember(id, { email: 'new.person@example.com' });
     expectError(again, 409, 'organization_member_exists');
-    const found = await t.call('GET', `/v1/auth/users/${byEmail.body.user_id}`);
+    const found = await bed.t.call('GET', `/v1/auth/users/${byEmail.body.user_id}`);
     expect(found.body.emails[0].email).toBe('new.person@example.com');
 
     // Pages: 3 members, two at a time.
-    const first = await t.call('GET', `/v1/organizations/${id}/members?limit=2`);
+    const first = await bed.t.call('GET', `/v1/organizations/${id}/members?limit=2`);
     expect(first.body.members).toHaveLength(2);
-    const second = await t.call(
+    const second = await bed.t.call(
       'GET',
       `/v1/organizations/${id}/members?limit=2&cursor=${first.body.next_cursor}`,
     );
@@ -284,27 +251,27 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
     ).toEqual([owner, user, byEmail.body.user_id].sort());
 
     const memberId = added.body.member_id;
-    const changed = await t.call('PATCH', `/v1/organizations/${id}/members/${memberId}`, {
+    const changed = await bed.t.call('PATCH', `/v1/organizations/${id}/members/${memberId}`, {
       roles: ['member'],
     });
     expect(changed.body).toMatchObject({
       roles: ['member'],
       permissions: ['members:read', 'organization:read'],
     });
-    expect((await t.call('GET', `/v1/organizations/${id}/members/${memberId}`)).body.roles).toEqual([
+    expect((await bed.t.call('GET', `/v1/organizations/${id}/members/${memberId}`)).body.roles).toEqual([
       'member',
     ]);
-    expect((await t.call('DELETE', `/v1/organizations/${id}/members/${memberId}`)).body).toEqual({
+    expect((await bed.t.call('DELETE', `/v1/organizations/${id}/members/${memberId}`)).body).toEqual({
       member_id: memberId,
       organization_id: id,
     });
     expectError(
-      await t.call('GET', `/v1/organizations/${id}/members/${memberId}`),
+      await bed.t.call('GET', `/v1/organizations/${id}/members/${memberId}`),
       404,
       'organization_member_not_found',
     );
     expectError(
-      await t.call('DELETE', `/v1/organizations/${id}/members/${memberId}`),
+      await bed.t.call('DELETE', `/v1/organizations/${id}/members/${memberId}`),
       404,
       'organization_member_not_found',
     );
@@ -326,15 +293,15 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
     const { organization_id: id } = await createOrg({ owner_user_id: a });
     const ownerA = (await members(id)).body.members[0].member_id;
     const path = (m: string) => `/v1/organizations/${id}/members/${m}`;
-    expectError(await t.call('PATCH', path(ownerA), { roles: ['admin'] }), 409, 'last_owner');
-    expectError(await t.call('DELETE', path(ownerA)), 409, 'last_owner');
+    expectError(await bed.t.call('PATCH', path(ownerA), { roles: ['admin'] }), 409, 'last_owner');
+    expectError(await bed.t.call('DELETE', path(ownerA)), 409, 'last_owner');
     // Still an owner after the refusals; another role beside owner is fine.
-    expect((await t.call('PATCH', path(ownerA), { roles: ['owner', 'billing'] })).status).toBe(200);
+    expect((await bed.t.call('PATCH', path(ownerA), { roles: ['owner', 'billing'] })).status).toBe(200);
 
     const ownerB = (await addMember(id, { user_id: b, roles: ['owner'] })).body.member_id;
-    expect((await t.call('PATCH', path(ownerA), { roles: ['admin'] })).status).toBe(200);
-    expectError(await t.call('DELETE', path(ownerB)), 409, 'last_owner');
-    expect((await t.call('DELETE', path(ownerA))).status).toBe(200);
+    expect((await bed.t.call('PATCH', path(ownerA), { roles: ['admin'] })).status).toBe(200);
+    expectError(await bed.t.call('DELETE', path(ownerB)), 409, 'last_owner');
+    expect((await bed.t.call('DELETE', path(ownerA))).status).toBe(200);
     const left = (await members(id)).body.members;
     expect(left.map((m: { member_id: string; roles: string[] }) => [m.member_id, m.roles])).toEqual([
       [ownerB, ['owner']],
@@ -350,7 +317,7 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
       Array.from({ length: 20 }, (_, i) => {
         const target = both[i % 2]!;
         const path = `/v1/organizations/${id}/members/${target}`;
-        return i % 4 < 2 ? t.call('PATCH', path, { roles: ['member'] }) : t.call('DELETE', path);
+        return i % 4 < 2 ? bed.t.call('PATCH', path, { roles: ['member'] }) : bed.t.call('DELETE', path);
       }),
     );
     for (const res of results) {
@@ -368,43 +335,45 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
     const org = await createOrg({ owner_user_id: owner });
     const id = org.organization_id;
     const memberId = (await members(id)).body.members[0].member_id;
-    const theirs = await createOrg({}, other);
-    const theirUser = await newUser(other);
+    const theirs = await createOrg({}, bed.other);
+    const theirUser = await newUser(bed.other);
 
-    expectError(await other.call('GET', `/v1/organizations/${id}`), 404, 'organization_not_found');
+    expectError(await bed.other.call('GET', `/v1/organizations/${id}`), 404, 'organization_not_found');
     expectError(
-      await other.call('PATCH', `/v1/organizations/${id}`, { name: 'Mine now' }),
+      await bed.other.call('PATCH', `/v1/organizations/${id}`, { name: 'Mine now' }),
       404,
       'organization_not_found',
     );
-    expectError(await other.call('DELETE', `/v1/organizations/${id}`), 404, 'organization_not_found');
-    expectError(await members(id, other), 404, 'organization_not_found');
-    expectError(await addMember(id, { user_id: theirUser }, other), 404, 'organization_not_found');
+    expectError(await bed.other.call('DELETE', `/v1/organizations/${id}`), 404, 'organization_not_found');
+    expectError(await members(id, bed.other), 404, 'organization_not_found');
+    expectError(await addMember(id, { user_id: theirUser }, bed.other), 404, 'organization_not_found');
     for (const [method, body] of [['GET'], ['PATCH', { roles: ['member'] }], ['DELETE']] as const) {
       expectError(
-        await other.call(method, `/v1/organizations/${id}/members/${memberId}`, body),
+        await bed.other.call(method, `/v1/organizations/${id}/members/${memberId}`, body),
         404,
         'organization_member_not_found',
       );
     }
     // The member through another organization of the same App: not found either.
     expectError(
-      await t.call('GET', `/v1/organizations/${(await createOrg()).organization_id}/members/${memberId}`),
+      await bed.t.call('GET', `/v1/organizations/${(await createOrg()).organization_id}/members/${memberId}`),
       404,
       'organization_member_not_found',
     );
     // A user of another App cannot be made a member.
     expectError(await addMember(id, { user_id: theirUser }), 404, 'user_not_found');
-    const listed = await other.call('GET', '/v1/organizations?limit=1000');
+    const listed = await bed.other.call('GET', '/v1/organizations?limit=1000');
     expect(listed.body.organizations.map((o: { organization_id: string }) => o.organization_id)).toContain(
       theirs.organization_id,
     );
     expect(
       listed.body.organizations.map((o: { organization_id: string }) => o.organization_id),
     ).not.toContain(id);
-    expect((await other.call('GET', `/v1/organizations?user_id=${owner}`)).body.organizations).toEqual([]);
+    expect((await bed.other.call('GET', `/v1/organizations?user_id=${owner}`)).body.organizations).toEqual(
+      [],
+    );
     // Unchanged by the attempts.
-    expect((await t.call('GET', `/v1/organizations/${id}`)).body).toEqual(org);
+    expect((await bed.t.call('GET', `/v1/organizations/${id}`)).body).toEqual(org);
     expect((await members(id)).body.members).toHaveLength(1);
   });
 
@@ -417,7 +386,7 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
     let cursor: string | null = null;
     do {
       const q: string = `/v1/organizations?user_id=${user}&limit=2${cursor ? `&cursor=${cursor}` : ''}`;
-      const page = await t.call('GET', q);
+      const page = await bed.t.call('GET', q);
       expect(page.status).toBe(200);
       seen.push(...page.body.organizations.map((o: { organization_id: string }) => o.organization_id));
       cursor = page.body.next_cursor;
@@ -426,7 +395,7 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
   });
 
   it('reads App roles from settings: built-in names cannot be redefined; 50 roles of 100 permissions at most', async () => {
-    const patch = (roles: unknown) => t.call('PATCH', '/v1/app/settings', { organizations: { roles } });
+    const patch = (roles: unknown) => bed.t.call('PATCH', '/v1/app/settings', { organizations: { roles } });
     const refused = async (roles: unknown, field: string) => {
       const res = await patch(roles);
       expect(res.status).toBe(400);
@@ -443,7 +412,7 @@ describe.each(storageBackends())('organizations on $name', (backend) => {
     expect((await patch(Object.fromEntries(names.map((r) => [r, ['a:b']])))).status).toBe(200);
     await refused({ one_more: ['a:b'] }, 'organizations.roles');
     expect((await patch(Object.fromEntries(names.map((r) => [r, null])))).status).toBe(200);
-    const app = await t.call('GET', '/v1/app');
+    const app = await bed.t.call('GET', '/v1/app');
     expect(app.body.settings.organizations.roles).toEqual({ billing: ['invoices:read', 'invoices:write'] });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Factor } from '../src/shared/factor.js';
 import { requireSso, ssoRequirementMet } from '../src/sso/required.js';
+import { emailMethod, oauthFactor } from './factor-fixtures.js';
 
 const settings = (sso_required: boolean) => ({
   settings: {
@@ -11,30 +12,9 @@ const settings = (sso_required: boolean) => ({
     sso_required,
   },
 });
-const oauthFactor = (provider_id: string): Factor => ({
-  type: 'oauth',
-  delivery_channel: 'oauth',
-  method: {
-    method_id: 'oauthlink_1',
-    method_type: 'oauth',
-    oauth_link_id: 'oauthlink_1',
-    provider_id,
-    provider_subject: 'sub',
-    email: 'a@acme.com',
-    last_verified_at: 1,
-  },
-});
-const emailFactor: Factor = {
-  type: 'magic_link',
-  delivery_channel: 'email',
-  method: {
-    method_id: 'email_1',
-    method_type: 'email',
-    email_id: 'email_1',
-    email: 'a@acme.com',
-    last_verified_at: 1,
-  },
-};
+/** An OAuth proof carrying the email the provider gave. */
+const viaOAuth = (provider_id: string) => oauthFactor(provider_id, 'a@acme.com');
+const emailFactor: Factor = { type: 'magic_link', delivery_channel: 'email', method: emailMethod };
 
 describe('sso_required', () => {
   const connection = { id: 'ssoconn_A' };
@@ -42,14 +22,14 @@ describe('sso_required', () => {
     expect(ssoRequirementMet(settings(false), null, [emailFactor])).toBe(true);
   });
   it('when on, only by a proof through the organization’s own connection', () => {
-    expect(ssoRequirementMet(settings(true), connection, [emailFactor, oauthFactor('sso:ssoconn_A')])).toBe(
+    expect(ssoRequirementMet(settings(true), connection, [emailFactor, viaOAuth('sso:ssoconn_A')])).toBe(
       true,
     );
     expect(ssoRequirementMet(settings(true), connection, [emailFactor])).toBe(false);
     // Another organization's connection, or the App's own OAuth provider, is not this one's SSO.
-    expect(ssoRequirementMet(settings(true), connection, [oauthFactor('sso:ssoconn_B')])).toBe(false);
-    expect(ssoRequirementMet(settings(true), connection, [oauthFactor('google')])).toBe(false);
-    expect(ssoRequirementMet(settings(true), null, [oauthFactor('sso:ssoconn_A')])).toBe(false);
+    expect(ssoRequirementMet(settings(true), connection, [viaOAuth('sso:ssoconn_B')])).toBe(false);
+    expect(ssoRequirementMet(settings(true), connection, [viaOAuth('google')])).toBe(false);
+    expect(ssoRequirementMet(settings(true), null, [viaOAuth('sso:ssoconn_A')])).toBe(false);
     expect(() => requireSso(settings(true), connection, [emailFactor])).toThrow(
       expect.objectContaining({ errorType: 'sso_required', status: 403 }),
     );

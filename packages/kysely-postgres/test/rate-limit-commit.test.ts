@@ -1,7 +1,5 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresStorage } from '../src/index.js';
-import { DATABASE_URL, type Harness, pgliteTarget, randomSchema } from './targets.js';
+import { DATABASE_URL, type Harness, pgliteTarget, postgresTargetWith } from './targets.js';
 
 /**
  * Rate counters commit early (docs/decisions.md): a counting statement that is its own
@@ -24,27 +22,10 @@ async function recordCommitModes(sql: Harness['sql'], schema: string) {
   };
 }
 
-/** Postgres with a pool of one connection: every statement shares the session a leak would reach. */
-async function openPostgresOneConnection(): Promise<Harness> {
-  const url = DATABASE_URL!;
-  const schema = randomSchema();
-  const storage = await postgresStorage(url, { migrate: true, schema, pool: { max: 1 } });
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  return {
-    storage,
-    schema,
-    sql: async (text, params) => (await admin.query(text, params)).rows,
-    async dispose() {
-      await storage.close();
-      await admin.query(`drop schema if exists "${schema}" cascade`);
-      await admin.end();
-    },
-  };
-}
-
 const opens: Array<[string, () => Promise<Harness>]> = [['pglite', () => pgliteTarget.open()]];
-if (DATABASE_URL) opens.push(['postgres, one connection', openPostgresOneConnection]);
+// Postgres with a pool of one connection: every statement shares the session a leak would reach.
+if (DATABASE_URL)
+  opens.push(['postgres, one connection', () => postgresTargetWith({ pool: { max: 1 } }).open()]);
 
 describe.each(opens)('rate counters commit early (%s)', (_, open) => {
   let h: Harness;

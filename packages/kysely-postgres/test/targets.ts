@@ -41,12 +41,16 @@ export const pgliteTarget: Target = {
   },
 };
 
-export const postgresTarget: Target = {
+/**
+ * Postgres through a pool of `pool.max` connections: 10 by default, one where a test needs every
+ * statement on the session a leak would reach.
+ */
+export const postgresTargetWith = ({ pool = { max: 10 } }: { pool?: { max: number } } = {}): Target => ({
   name: 'postgres',
   async open(setup = { migrate: true }) {
     const url = DATABASE_URL!;
     const schema = setup.schema ?? randomSchema();
-    const storage = await postgresStorage(url, { ...setup, schema, pool: { max: 10 } });
+    const storage = await postgresStorage(url, { ...setup, schema, pool: { max: pool.max } });
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     return {
@@ -60,7 +64,9 @@ export const postgresTarget: Target = {
       },
     };
   },
-};
+});
+
+export const postgresTarget: Target = postgresTargetWith();
 
 /** PGlite always; Postgres when DATABASE_URL is set. */
 export const targets: Target[] = DATABASE_URL ? [pgliteTarget, postgresTarget] : [pgliteTarget];
