@@ -118,6 +118,8 @@ for (const target of targets) {
       try {
         const latchkey = latchkeyOn(h);
         const { keys, wallet } = await fundedWallet(latchkey);
+        const heard: { type: string; data: Record<string, unknown> }[] = [];
+        latchkey.events.on('*', (e) => void heard.push(e));
         const to = Wallet.createRandom().address;
         const answers = await Promise.all(
           Array.from({ length: 50 }, () =>
@@ -132,6 +134,25 @@ for (const target of targets) {
         const page = await latchkey.walletTransactions.list(keys.app_id, wallet.id, { limit: 100 });
         expect(page.transactions).toHaveLength(50);
         expect(new Set(page.transactions.map((t) => t.transaction_hash)).size).toBe(50);
+        // Each send's audit entry rode its `signed` write, and its events their writes: one
+        // allowed entry, one signature.made and one wallet.transaction.sent per send, stored and
+        // heard in process.
+        const trail = await latchkey.walletPolicies.signatures(keys.app_id, wallet.id, { limit: 100 });
+        expect(trail.signatures.map((e) => e.decision)).toEqual(Array(50).fill('allowed'));
+        const stored = await latchkey.events.list(keys.app_id, { limit: 200 });
+        for (const events of [stored.events, heard]) {
+          const sent = events.filter((e) => e.type === 'wallet.transaction.sent');
+          expect(sent.map((e) => e.data.nonce).sort((a, b) => Number(a) - Number(b))).toEqual([
+            ...Array(50).keys(),
+          ]);
+          expect(new Set(sent.map((e) => e.data.transaction_hash))).toEqual(
+            new Set(page.transactions.map((t) => t.transaction_hash)),
+          );
+          const made = events.filter((e) => e.type === 'signature.made');
+          expect(new Set(made.map((e) => e.data.signature_id))).toEqual(
+            new Set(trail.signatures.map((e) => e.id)),
+          );
+        }
       } finally {
         await h.dispose();
       }
@@ -153,6 +174,9 @@ for (const target of targets) {
         );
         expect(new Set(answers.map((a) => a.transaction_id)).size).toBe(1);
         expect(await provider.getBalance(to)).toBe(1n);
+        // Signed once: one audit entry.
+        const trail = await latchkey.walletPolicies.signatures(keys.app_id, wallet.id, { limit: 100 });
+        expect(trail.signatures).toHaveLength(1);
       } finally {
         await h.dispose();
       }
