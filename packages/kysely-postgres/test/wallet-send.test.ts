@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
 import { createLatchkey, type Latchkey, type WalletTransactionRecord } from '@latchkey/core';
 import { JsonRpcProvider, Wallet } from 'ethers';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilNode, minedCount, startAnvil } from '../../core/test/anvil-node.js';
 import { DATABASE_URL, type Harness, postgresTarget, targets } from './targets.js';
@@ -75,6 +77,37 @@ const unsent = (appId: string, walletId: string, id: string, idempotencyKey: str
     updated_at: 1,
   }) satisfies Omit<WalletTransactionRecord, 'nonce'>;
 
+const CONTROL = /^\s*(begin|start transaction|commit|rollback)\b/i;
+
+/**
+ * What `fn` sends to the database, counted at the drivers (any pg Client, any PGlite): every
+ * query is a round trip, and a statement unless it is BEGIN, COMMIT or ROLLBACK.
+ */
+async function counted(fn: () => Promise<unknown>) {
+  const sql: string[] = [];
+  const note = (first: unknown) => {
+    const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
+    if (text) sql.push(text);
+  };
+  const onPg = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  const onPglite = PGlite.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    note(args[0]);
+    return onPg.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+  PGlite.prototype.query = function (this: PGlite, ...args: unknown[]) {
+    note(args[0]);
+    return onPglite.apply(this, args);
+  } as typeof PGlite.prototype.query;
+  try {
+    await fn();
+  } finally {
+    pg.Client.prototype.query = onPg as typeof pg.Client.prototype.query;
+    PGlite.prototype.query = onPglite as typeof PGlite.prototype.query;
+  }
+  return { statements: sql.filter((t) => !CONTROL.test(t)).length, round_trips: sql.length, sql };
+}
+
 for (const target of targets) {
   describe(`the nonce sequence on ${target.name}`, () => {
     it('takes the floor first, then the next; reuses nonces given back at or above the floor; a key twice moves nothing', async () => {
@@ -113,6 +146,38 @@ for (const target of targets) {
   });
 
   describe(`sends on ${target.name}`, () => {
+    it('a send, its sequence trusted: 3 statements, 3 round trips (the budget of docs/benchmarks.md)', async () => {
+      const h = await target.open();
+      try {
+        const latchkey = latchkeyOn(h);
+        const { keys, wallet } = await fundedWallet(latchkey);
+        const send = () =>
+          latchkey.walletTransactions.send(keys.app_id, wallet.id, {
+            eth_transaction: {
+              chain_id: String(CHAIN_ID),
+              to: `0x${'33'.repeat(20)}`,
+              value: '1',
+              gas_limit: '21000',
+              max_fee_per_gas: '5000000000',
+              max_priority_fee_per_gas: '1000000000',
+            },
+          });
+        // The first send reads the chain's count and scans for unsent rows; a clean one trusts the sequence.
+        await send();
+        const count = await counted(send);
+        // The nonce and the row; `signed` with the audit entry and its event; `submitted` with its event.
+        expect(
+          { statements: count.statements, round_trips: count.round_trips },
+          count.sql.join('\n'),
+        ).toEqual({
+          statements: 3,
+          round_trips: 3,
+        });
+      } finally {
+        await h.dispose();
+      }
+    }, 60_000);
+
     it('50 concurrent sends from one wallet take 50 consecutive nonces, and all 50 mine', async () => {
       const h = await target.open();
       try {
