@@ -53,8 +53,10 @@ const chains = (url: string, fetch?: typeof globalThis.fetch) => ({
 const ONE_ETH = 10n ** 18n;
 
 /** A test App on memory storage (kept, so a test can play a dead process's part in it). */
-async function sendingApp(url: string, fetch?: typeof globalThis.fetch) {
+async function sendingApp(url: string, fetch?: typeof globalThis.fetch, { oneStep = true } = {}) {
   const storage = memoryStorage();
+  // A storage without the optional one-step write: the send's fallback (entry, then transition).
+  if (!oneStep) delete (storage.walletTransactions as { advance?: unknown }).advance;
   // 5xx reports (the unconfigured chain's 503) are kept, not logged.
   const internalErrors: unknown[] = [];
   const { latchkey, clock } = testLatchkey({
@@ -201,6 +203,31 @@ describe('sending from an ethereum wallet (anvil)', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.nonce).toBe(0);
     expect(await provider.getBalance(allowed)).toBe(7n);
+  });
+
+  it.each([
+    ['in one step (WalletTransactionRepo.advance)', true],
+    ['on a storage without advance (the entry, then the transition)', false],
+  ])('stores an allowed send’s audit entry with its signed bytes, and its events: %s', async (_, oneStep) => {
+    const t = await sendingApp(node.url, undefined, { oneStep });
+    expect(typeof t.storage.walletTransactions.advance).toBe(oneStep ? 'function' : 'undefined');
+    const wallet = await t.wallet('ethereum');
+    await provider.send('anvil_setBalance', [wallet.public_address, `0x${ONE_ETH.toString(16)}`]);
+    const heard: string[] = [];
+    t.latchkey.events.on('*', (e) => void heard.push(e.type));
+    const sent = await t.call('POST', `/v1/wallets/${wallet.id}/send_transaction`, {
+      eth_transaction: { chain_id: String(CHAIN_ID), to: recipient(), value: '1' },
+    });
+    expect(sent.status).toBe(200);
+    const trail = await t.call('GET', `/v1/wallets/${wallet.id}/signatures`);
+    expect(trail.body.signatures).toHaveLength(1);
+    expect(trail.body.signatures[0]).toMatchObject({ decision: 'allowed', method: 'sign_transaction' });
+    const events = await t.call('GET', '/v1/events?limit=100');
+    const types = events.body.events.map((e: { type: string }) => e.type);
+    for (const list of [types, heard]) {
+      expect(list.filter((x: string) => x === 'signature.made')).toHaveLength(1);
+      expect(list.filter((x: string) => x === 'wallet.transaction.sent')).toHaveLength(1);
+    }
   });
 
   it('trusts the sequence after a clean send: no pending count read; a nonce refusal ends the trust', async () => {

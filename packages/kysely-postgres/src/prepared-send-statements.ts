@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { defineStatement } from './prepared-statements.js';
+import { withEvents } from './repos/event-repo.js';
 
 /**
  * A send's nonce taken and its row stored, in one statement (WalletTransactionRepo.insertWithNextNonce,
@@ -58,4 +59,77 @@ from taken, jsonb_to_record(${row}::jsonb) as v (id text, app_id text, wallet_id
 returning *`;
   },
   (schema) => schema ?? '',
+);
+
+/** The columns a transition may set (WalletTransactionPatch: each named as the column is). */
+const PATCHED = [
+  'status',
+  'transaction_hash',
+  'raw_transaction',
+  'replaced_by',
+  'block_number',
+  'gas_used',
+  'effective_gas_price',
+  'fee',
+  'error',
+  'updated_at',
+] as const;
+
+/**
+ * A send's step in one statement (WalletTransactionRepo.advance / advanceWithEvents, issue 35):
+ * the transition, the audit entry of the signature it stores (`signed`) and the events, no
+ * BEGIN and no COMMIT. Parameters: App, id, the statuses it may leave (a text array), the patch
+ * (JSON: a key absent leaves its column as it is, `jsonb_populate_record` over the row), the
+ * audit entries (a JSON array, `[]` for none: inserted whether or not the row moves) and the
+ * events (eventsParam's JSON, `[]` for none): the signature's (`signature.*`) always, the
+ * others only when the row moved. Its one row is the moved row, or all nulls when it did not
+ * move. One text for every patch and any entries, so it is prepared once per connection.
+ */
+export const advanceTransaction = defineStatement(
+  (db, [appId, id, from, patch, entries, events]: [string, string, string[], string, string, string]) => {
+    const moved = db
+      .updateTable('wallet_transactions as t')
+      .from(sql`(select ${patch}::jsonb as j)`.as('p'))
+      .set(
+        Object.fromEntries(
+          PATCHED.map((c) => [c, sql`(jsonb_populate_record(t, p.j)).${sql.ref(c)}`]),
+        ) as never,
+      )
+      .where('t.app_id', '=', appId)
+      .where('t.id', '=', id)
+      .where(sql<boolean>`t.status = any(cast(${from} as text[]))`)
+      .returningAll('t');
+    const audit = db
+      .insertInto('wallet_signatures')
+      .columns([
+        'id',
+        'app_id',
+        'wallet_id',
+        'method',
+        'chain',
+        'payload_digest',
+        'decision',
+        'policy_id',
+        'rule_index',
+        'rule_kind',
+        'error_type',
+        'key_kind',
+        'created_at',
+      ])
+      .expression(
+        sql`select v.id, v.app_id, v.wallet_id, v.method, v.chain, v.payload_digest, v.decision, v.policy_id, v.rule_index, v.rule_kind, v.error_type, v.key_kind, v.created_at from jsonb_to_recordset(${entries}::jsonb) as v (id text, app_id text, wallet_id text, method text, chain text, payload_digest text, decision text, policy_id text, rule_index integer, rule_kind text, error_type text, key_kind text, created_at bigint)`,
+      );
+    // One row whether or not the transition happened, so the signature's events have a row to follow.
+    const written = sql<
+      Record<string, unknown>
+    >`select m.* from (select 1) as one left join moved as m on true`;
+    return withEvents(
+      db,
+      // withEvents only places it in its text.
+      written as never,
+      events,
+      sql<boolean>`(v.type like 'signature.%' or written.id is not null)`,
+      sql`moved as (${moved}), audit as (${audit})`,
+    ) as RawBuilder<Record<string, unknown>>;
+  },
 );

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
 import { createLatchkey, type Latchkey, type WalletTransactionRecord } from '@latchkey/core';
 import { JsonRpcProvider, Wallet } from 'ethers';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilNode, minedCount, startAnvil } from '../../core/test/anvil-node.js';
 import { DATABASE_URL, type Harness, postgresTarget, targets } from './targets.js';
@@ -75,6 +77,37 @@ const unsent = (appId: string, walletId: string, id: string, idempotencyKey: str
     updated_at: 1,
   }) satisfies Omit<WalletTransactionRecord, 'nonce'>;
 
+const CONTROL = /^\s*(begin|start transaction|commit|rollback)\b/i;
+
+/**
+ * What `fn` sends to the database, counted at the drivers (any pg Client, any PGlite): every
+ * query is a round trip, and a statement unless it is BEGIN, COMMIT or ROLLBACK.
+ */
+async function counted(fn: () => Promise<unknown>) {
+  const sql: string[] = [];
+  const note = (first: unknown) => {
+    const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
+    if (text) sql.push(text);
+  };
+  const onPg = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  const onPglite = PGlite.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    note(args[0]);
+    return onPg.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+  PGlite.prototype.query = function (this: PGlite, ...args: unknown[]) {
+    note(args[0]);
+    return onPglite.apply(this, args);
+  } as typeof PGlite.prototype.query;
+  try {
+    await fn();
+  } finally {
+    pg.Client.prototype.query = onPg as typeof pg.Client.prototype.query;
+    PGlite.prototype.query = onPglite as typeof PGlite.prototype.query;
+  }
+  return { statements: sql.filter((t) => !CONTROL.test(t)).length, round_trips: sql.length, sql };
+}
+
 for (const target of targets) {
   describe(`the nonce sequence on ${target.name}`, () => {
     it('takes the floor first, then the next; reuses nonces given back at or above the floor; a key twice moves nothing', async () => {
@@ -113,11 +146,45 @@ for (const target of targets) {
   });
 
   describe(`sends on ${target.name}`, () => {
+    it('a send, its sequence trusted: 3 statements, 3 round trips (the budget of docs/benchmarks.md)', async () => {
+      const h = await target.open();
+      try {
+        const latchkey = latchkeyOn(h);
+        const { keys, wallet } = await fundedWallet(latchkey);
+        const send = () =>
+          latchkey.walletTransactions.send(keys.app_id, wallet.id, {
+            eth_transaction: {
+              chain_id: String(CHAIN_ID),
+              to: `0x${'33'.repeat(20)}`,
+              value: '1',
+              gas_limit: '21000',
+              max_fee_per_gas: '5000000000',
+              max_priority_fee_per_gas: '1000000000',
+            },
+          });
+        // The first send reads the chain's count and scans for unsent rows; a clean one trusts the sequence.
+        await send();
+        const count = await counted(send);
+        // The nonce and the row; `signed` with the audit entry and its event; `submitted` with its event.
+        expect(
+          { statements: count.statements, round_trips: count.round_trips },
+          count.sql.join('\n'),
+        ).toEqual({
+          statements: 3,
+          round_trips: 3,
+        });
+      } finally {
+        await h.dispose();
+      }
+    }, 60_000);
+
     it('50 concurrent sends from one wallet take 50 consecutive nonces, and all 50 mine', async () => {
       const h = await target.open();
       try {
         const latchkey = latchkeyOn(h);
         const { keys, wallet } = await fundedWallet(latchkey);
+        const heard: { type: string; data: Record<string, unknown> }[] = [];
+        latchkey.events.on('*', (e) => void heard.push(e));
         const to = Wallet.createRandom().address;
         const answers = await Promise.all(
           Array.from({ length: 50 }, () =>
@@ -132,6 +199,25 @@ for (const target of targets) {
         const page = await latchkey.walletTransactions.list(keys.app_id, wallet.id, { limit: 100 });
         expect(page.transactions).toHaveLength(50);
         expect(new Set(page.transactions.map((t) => t.transaction_hash)).size).toBe(50);
+        // Each send's audit entry rode its `signed` write, and its events their writes: one
+        // allowed entry, one signature.made and one wallet.transaction.sent per send, stored and
+        // heard in process.
+        const trail = await latchkey.walletPolicies.signatures(keys.app_id, wallet.id, { limit: 100 });
+        expect(trail.signatures.map((e) => e.decision)).toEqual(Array(50).fill('allowed'));
+        const stored = await latchkey.events.list(keys.app_id, { limit: 200 });
+        for (const events of [stored.events, heard]) {
+          const sent = events.filter((e) => e.type === 'wallet.transaction.sent');
+          expect(sent.map((e) => e.data.nonce).sort((a, b) => Number(a) - Number(b))).toEqual([
+            ...Array(50).keys(),
+          ]);
+          expect(new Set(sent.map((e) => e.data.transaction_hash))).toEqual(
+            new Set(page.transactions.map((t) => t.transaction_hash)),
+          );
+          const made = events.filter((e) => e.type === 'signature.made');
+          expect(new Set(made.map((e) => e.data.signature_id))).toEqual(
+            new Set(trail.signatures.map((e) => e.id)),
+          );
+        }
       } finally {
         await h.dispose();
       }
@@ -153,6 +239,9 @@ for (const target of targets) {
         );
         expect(new Set(answers.map((a) => a.transaction_id)).size).toBe(1);
         expect(await provider.getBalance(to)).toBe(1n);
+        // Signed once: one audit entry.
+        const trail = await latchkey.walletPolicies.signatures(keys.app_id, wallet.id, { limit: 100 });
+        expect(trail.signatures).toHaveLength(1);
       } finally {
         await h.dispose();
       }

@@ -38,6 +38,7 @@ export function memoryStorage(): Storage {
   const users = memoryUserRepo(state);
   const revocations = memoryRevocationChannel();
   const userExists = (appId: string, userId: string) => state.users.get(userId)?.app_id === appId;
+  const walletSignatures = memoryWalletSignatureRepo(state.walletSignatures, state.index.signaturesByWallet);
   const repos: Repos = {
     apps: memoryAppRepo(state),
     users: {
@@ -69,8 +70,12 @@ export function memoryStorage(): Storage {
     walletChallenges: memoryWalletChallengeRepo(state.walletChallenges),
     walletPolicies: memoryWalletPolicyRepo(state.walletPolicies),
     walletSpends: memoryWalletSpendRepo(state.walletSpends),
-    walletSignatures: memoryWalletSignatureRepo(state.walletSignatures, state.index.signaturesByWallet),
-    walletTransactions: memoryWalletTransactionRepo(state.walletTransactions, state.walletNonces),
+    walletSignatures,
+    walletTransactions: memoryWalletTransactionRepo(
+      state.walletTransactions,
+      state.walletNonces,
+      walletSignatures,
+    ),
     events: memoryEventRepo(state),
     webhooks: memoryWebhookRepo(state),
   };

@@ -1,15 +1,17 @@
-import type { WalletTransactionRecord, WalletTransactionRepo } from '@latchkey/core';
+import type { WalletSignatureRepo, WalletTransactionRecord, WalletTransactionRepo } from '@latchkey/core';
 import { copy, indexKey } from './state.js';
 
 type Stored = WalletTransactionRecord & { seq: number };
 
 /**
  * Sent transactions and each wallet's nonce sequence per chain. The memory Storage runs one
- * operation at a time, so taking a nonce and inserting is atomic as written.
+ * operation at a time, so taking a nonce and inserting is atomic as written. `signatures`: the
+ * audit trail's repo (the same one, unlocked), which `advance` writes to.
  */
 export function memoryWalletTransactionRepo(
   rows: Map<string, Stored>,
   nonces: Map<string, { next: number; released: number[] }>,
+  signatures: WalletSignatureRepo,
 ): WalletTransactionRepo {
   let seq = 0;
   const strip = ({ seq: _, ...t }: Stored): WalletTransactionRecord => copy(t);
@@ -23,6 +25,13 @@ export function memoryWalletTransactionRepo(
     return undefined;
   };
   const put = (t: WalletTransactionRecord) => rows.set(t.id, { ...copy(t), seq: ++seq });
+  const transition: WalletTransactionRepo['transition'] = async (appId, id, from, patch) => {
+    const row = find(appId, id);
+    if (!row || !from.includes(row.status)) return null;
+    const updated = { ...row, ...copy(patch) };
+    rows.set(id, updated);
+    return strip(updated);
+  };
 
   return {
     async insertWithNextNonce(t, floor) {
@@ -60,12 +69,12 @@ export function memoryWalletTransactionRepo(
       return { transaction: copy(t), created: true };
     },
 
-    async transition(appId, id, from, patch) {
-      const row = find(appId, id);
-      if (!row || !from.includes(row.status)) return null;
-      const updated = { ...row, ...copy(patch) };
-      rows.set(id, updated);
-      return strip(updated);
+    transition,
+
+    // One operation: the entry, then the transition (the entry stays whether or not it moves).
+    async advance(t, from, patch, signature) {
+      if (signature) await signatures.insert(signature);
+      return transition(t.app_id, t.id, from, patch);
     },
 
     async abandon(appId, id, from, patch) {

@@ -1,6 +1,7 @@
-import type { Storage, WalletTransactionRecord } from '@latchkey/core';
+import type { EventRecord, Storage, WalletTransactionRecord } from '@latchkey/core';
 import { describe, expect, it } from 'vitest';
 import { appWithUser, NOW, uid } from './fixtures.js';
+import { makeSignatureEntry } from './suite-wallet-policies.js';
 import { makeWallet } from './suite-wallets.js';
 
 export function makeWalletTransaction(
@@ -204,6 +205,104 @@ export function walletTransactionRepoCases(storage: () => Storage, parallelism =
           status: 'failed',
         }),
       ).toBeNull();
+    });
+
+    it('advances a held transaction with the audit entry of its signature, which stays when it does not move', async () => {
+      const { s, app, wallet } = await setup();
+      const r = s.walletTransactions;
+      if (!r.advance) return;
+      const trail = async () =>
+        (await s.walletSignatures.list(app.id, wallet.id, { limit: 10 })).signatures.map((e) => e.id);
+      const { transaction } = await r.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0);
+      const entry = makeSignatureEntry(app.id, wallet.id, { chain: 'ethereum' });
+      const hash = `0x${'cd'.repeat(32)}`;
+      const signed = await r.advance(
+        transaction,
+        ['preparing'],
+        { status: 'signed', raw_transaction: '0x02f8', transaction_hash: hash, updated_at: NOW + 1 },
+        entry,
+      );
+      expect(signed).toEqual({
+        ...transaction,
+        status: 'signed',
+        raw_transaction: '0x02f8',
+        transaction_hash: hash,
+        updated_at: NOW + 1,
+      });
+      expect((await s.walletSignatures.list(app.id, wallet.id, { limit: 10 })).signatures).toEqual([entry]);
+      // Not from a status it is not in: nothing moves, and the signature made is in the trail.
+      const late = makeSignatureEntry(app.id, wallet.id, { chain: 'ethereum' });
+      expect(
+        await r.advance(transaction, ['preparing'], { status: 'signed', raw_transaction: '0x01' }, late),
+      ).toBeNull();
+      expect(await trail()).toEqual([late.id, entry.id]);
+      expect(await r.get(app.id, transaction.id)).toEqual(signed);
+      // Without an entry; a field set to null is cleared, one absent is kept.
+      const confirmed = await r.advance(
+        signed!,
+        ['signed', 'submitted'],
+        { status: 'confirmed', block_number: '19000000', fee: '21000000147000', raw_transaction: null },
+        null,
+      );
+      expect(confirmed).toEqual({
+        ...signed,
+        status: 'confirmed',
+        block_number: '19000000',
+        fee: '21000000147000',
+        raw_transaction: null,
+      });
+      expect(await trail()).toEqual([late.id, entry.id]);
+      // Another App's transaction does not move by this one's id.
+      const other = await setup();
+      expect(
+        await r.advance({ ...confirmed!, app_id: other.app.id }, ['confirmed'], { status: 'failed' }, null),
+      ).toBeNull();
+    });
+
+    it('advances with the events: the signature’s always, the transition’s only when it moves', async () => {
+      const { s, app, wallet } = await setup();
+      const r = s.walletTransactions;
+      if (!r.advanceWithEvents) return;
+      const event = (type: EventRecord['type'], data: Record<string, unknown>): EventRecord => ({
+        id: uid('evt'),
+        app_id: app.id,
+        type,
+        data,
+        created_at: NOW,
+      });
+      const stored = async (e: EventRecord) => s.events.get(app.id, e.id);
+      const { transaction } = await r.insertWithNextNonce(makeWalletTransaction(app.id, wallet.id), 0);
+      const entry = makeSignatureEntry(app.id, wallet.id, { chain: 'ethereum' });
+      const made = event('signature.made', { signature_id: entry.id });
+      const sent = event('wallet.transaction.sent', { transaction_id: transaction.id });
+      // Not moved (it is not signed yet): the signature's event only.
+      expect(
+        await r.advanceWithEvents(transaction, ['signed'], { status: 'submitted' }, entry, [made, sent]),
+      ).toBeNull();
+      expect(await stored(made)).toEqual(made);
+      expect(await stored(sent)).toBeNull();
+      const made2 = event('signature.made', { n: 2 });
+      const sent2 = event('wallet.transaction.sent', { n: 2 });
+      const moved = await r.advanceWithEvents(
+        transaction,
+        ['preparing'],
+        { status: 'submitted', updated_at: NOW + 2 },
+        makeSignatureEntry(app.id, wallet.id, { chain: 'ethereum' }),
+        [made2, sent2],
+      );
+      expect(moved).toEqual({ ...transaction, status: 'submitted', updated_at: NOW + 2 });
+      expect(await stored(made2)).toEqual(made2);
+      expect(await stored(sent2)).toEqual(sent2);
+      // No entry, no events: the transition alone.
+      expect(
+        await r.advanceWithEvents(
+          moved!,
+          ['submitted'],
+          { status: 'replaced', replaced_by: 'wtx_x' },
+          null,
+          [],
+        ),
+      ).toMatchObject({ status: 'replaced', replaced_by: 'wtx_x' });
     });
 
     it('lists a wallet’s transactions newest first, a page at a time, replacements included', async () => {

@@ -4,7 +4,7 @@ import type { SessionRecord } from '../sessions/repo.js';
 import type { EventType } from '../shared/event-types.js';
 import type { ContactRecord, FoundOrCreated, UserRecord } from '../users/repo.js';
 import type { WalletSignatureRecord } from '../wallet-policies/repo.js';
-import type { WalletTransactionRecord } from '../wallet-transactions/repo.js';
+import type { WalletTransactionPatch, WalletTransactionRecord } from '../wallet-transactions/repo.js';
 import type { WalletRecord } from '../wallets/repo.js';
 
 /** An event a storage write implies, before it gets its id and time. */
@@ -171,6 +171,12 @@ const transactionEvents = (t: WalletTransactionRecord | null): ImpliedEvent[] =>
       : {}),
   });
 };
+
+/** The transaction as a patch leaves it (an undefined field leaves the field as it was, as repos apply it). */
+const patched = (t: WalletTransactionRecord, patch: WalletTransactionPatch): WalletTransactionRecord => ({
+  ...t,
+  ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
+});
 
 const memberData = (m: { organization_id: string; id: string; user_id: string; roles: string[] }) => ({
   organization_id: m.organization_id,
@@ -362,6 +368,21 @@ export const writeRules: WriteRules = {
     transition: {
       when: (_app, _id, _from, patch) => patch.status !== undefined && patch.status in TRANSACTION_EVENT,
       events: (t) => transactionEvents(t),
+    },
+    // The send's steps (signed with its audit entry, submitted): one statement each where the
+    // repo can. The caller holds the transaction, so the events are known before the write.
+    advance: {
+      events: (moved, _t, _from, _patch, signature) => [
+        ...(signature ? signatureEvents(signature) : none),
+        ...transactionEvents(moved),
+      ],
+      together: {
+        method: 'advanceWithEvents',
+        expected: (t, _from, patch, signature) => [
+          ...(signature ? signatureEvents(signature) : none),
+          ...transactionEvents(patched(t, patch)),
+        ],
+      },
     },
   },
   wallets: {

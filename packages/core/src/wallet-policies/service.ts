@@ -104,16 +104,13 @@ export function walletPolicyService(k: Kernel) {
     return policy;
   }
 
-  /**
-   * The one place an audit entry is written: every signing request that reached the gate,
-   * whatever its outcome.
-   */
-  async function record(
+  /** An audit entry for every signing request that reached the gate, whatever its outcome. */
+  function entryFor(
     request: SigningRequest,
     decision: SignatureDecision,
     detail: { rule?: RuleRef; errorType?: string } = {},
-  ): Promise<void> {
-    await k.storage.walletSignatures.insert({
+  ): WalletSignatureRecord {
+    return {
       id: k.id('signature'),
       app_id: request.app_id,
       wallet_id: request.wallet.id,
@@ -127,8 +124,11 @@ export function walletPolicyService(k: Kernel) {
       error_type: detail.errorType ?? null,
       key_kind: request.key_kind,
       created_at: k.now(),
-    });
+    };
   }
+
+  const record = (...args: Parameters<typeof entryFor>) =>
+    k.storage.walletSignatures.insert(entryFor(...args));
 
   async function refuse(request: SigningRequest, rule: RuleRef, reason: string): Promise<never> {
     await record(request, 'refused', { rule });
@@ -141,9 +141,14 @@ export function walletPolicyService(k: Kernel) {
 
   /**
    * Judges the request before any key is opened; counts it against each daily cap, one atomic
-   * storage step per asset; signs; records the outcome. A spend whose signature failed is released.
+   * storage step per asset; signs. A refusal or a failure is recorded here (a spend whose
+   * signature failed is released); an allowed signature's entry comes back unwritten, for the
+   * caller to record before the signature leaves the process.
    */
-  async function signUnder<T>(request: SigningRequest, sign: () => Promise<T>): Promise<T> {
+  async function signUnderHeld<T>(
+    request: SigningRequest,
+    sign: () => Promise<T>,
+  ): Promise<{ result: T; entry: WalletSignatureRecord }> {
     const policies = await policiesFor(request.app_id, request.wallet.id);
     const verdict = evaluatePolicies(request, policies);
     if (!verdict.allowed) return refuse(request, verdict.refusal, verdict.refusal.reason);
@@ -192,12 +197,25 @@ export function walletPolicyService(k: Kernel) {
       });
       throw err;
     }
-    await record(request, 'allowed');
+    return { result, entry: entryFor(request, 'allowed') };
+  }
+
+  /** The gate every signature passes: `signUnderHeld`, its allowed entry recorded at once. */
+  async function signUnder<T>(request: SigningRequest, sign: () => Promise<T>): Promise<T> {
+    const { result, entry } = await signUnderHeld(request, sign);
+    await k.storage.walletSignatures.insert(entry);
     return result;
   }
 
   return {
     signUnder: signUnder satisfies SignUnder,
+    /**
+     * The gate, for a caller that stores the signature it makes (a send's signed transaction):
+     * an allowed signature's audit entry comes back unwritten, to be written in the same step as
+     * the signature (WalletTransactionRepo.advance), before the signature leaves the process.
+     * Refusals and failures are in the trail when this throws.
+     */
+    signUnderHeld,
 
     async create(appId: string, input: CreatePolicyRequest): Promise<WalletPolicy> {
       if (input.wallet_id !== undefined) await requireWallet(appId, input.wallet_id);

@@ -1,3 +1,5 @@
+import type { Storage } from '../ports/storage.js';
+
 /**
  * Where a sent transaction stands. `preparing`: its nonce is taken, not yet signed. `signed`:
  * signed and stored, the node has not yet acknowledged it. `submitted`: the node holds it.
@@ -77,6 +79,14 @@ export type WalletTransactionPatch = Partial<
   >
 >;
 
+/**
+ * The audit entry of a signature (wallet-policies' WalletSignatureRecord, named through the
+ * Storage port so that this folder does not import the policies').
+ */
+export type SignatureEntry = Parameters<Storage['walletSignatures']['insert']>[0];
+/** An event as the storage writes it (events' EventRecord, named through the Storage port). */
+type StoredEvent = Parameters<Storage['events']['insert']>[0];
+
 export interface WalletTransactionPage {
   transactions: WalletTransactionRecord[];
   /** The id to pass as `before` for the next (older) page; null on the last page. */
@@ -114,6 +124,31 @@ export interface WalletTransactionRepo {
     id: string,
     from: readonly WalletTransactionStatus[],
     patch: WalletTransactionPatch,
+  ): Promise<WalletTransactionRecord | null>;
+  /**
+   * Optional: `transition` of `t` (the transaction as the caller holds it, as stored), with what
+   * the change implies written in the same atomic step, so a send's step costs one statement:
+   * `signature`, the audit entry of the signature the patch stores (WalletSignatureRepo.insert
+   * writes it otherwise), inserted whether or not the transition happens (the signature was
+   * made); null for none. Without it the caller inserts the entry, then calls `transition`.
+   */
+  advance?(
+    t: WalletTransactionRecord,
+    from: readonly WalletTransactionStatus[],
+    patch: WalletTransactionPatch,
+    signature: SignatureEntry | null,
+  ): Promise<WalletTransactionRecord | null>;
+  /**
+   * Optional: `advance` and `events` (each with its webhook deliveries, as EventRepo.insert
+   * writes them) in the same atomic step: the signature's (types `signature.*`) always, the
+   * others (the transition's) only when the transition happens.
+   */
+  advanceWithEvents?(
+    t: WalletTransactionRecord,
+    from: readonly WalletTransactionStatus[],
+    patch: WalletTransactionPatch,
+    signature: SignatureEntry | null,
+    events: StoredEvent[],
   ): Promise<WalletTransactionRecord | null>;
   /**
    * Atomically: moves the transaction from one of `from` to `abandoned` and gives its nonce back to

@@ -2,13 +2,19 @@ import type { ApiKeyKind } from '../apps/repo.js';
 import type { ResolvedOptions } from '../capability.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
+import type { SigningRequest } from '../shared/signing-request.js';
 import type { WalletRecord } from '../wallets/repo.js';
-import { signingWallets, type WalletService } from '../wallets/service.js';
+import { planTransaction, signingWallets, type WalletService, walletCustody } from '../wallets/service.js';
 import { type EvmNode, evmNodeFor, type NodeRefusal } from './evm-node.js';
 import { bumped, maxOf, suggestFees, withGasMargin } from './fees.js';
 import { newSendRow } from './new-send-row.js';
 import { callNode, isRecord, nodeCache } from './node-calls.js';
-import type { WalletTransactionRecord, WalletTransactionStatus } from './repo.js';
+import type {
+  SignatureEntry,
+  WalletTransactionPatch,
+  WalletTransactionRecord,
+  WalletTransactionStatus,
+} from './repo.js';
 import type { ReplaceTransactionRequest, SendTransactionRequest, WalletTransaction } from './schema.js';
 import { isSolanaChain } from './solana-node.js';
 import { solanaSender } from './solana-send.js';
@@ -53,15 +59,29 @@ const sendAnswer = (t: WalletTransactionRecord) => ({
 export type WalletTransactionService = ReturnType<typeof walletTransactionService>;
 
 /**
+ * The wallets' policy gate, an allowed signature's audit entry held for the caller to write
+ * (wallet-policies' `signUnderHeld`); refusals and failures are written by the gate.
+ */
+export type SignUnderHeld = <T>(
+  request: SigningRequest,
+  sign: () => Promise<T>,
+) => Promise<{ result: T; entry: SignatureEntry }>;
+
+/**
  * Sending from custodial EVM wallets: nonces from a sequence in storage, gas and fees from the
  * node, every signature through the wallets' policy gate, and the transaction followed to its
  * receipt (docs/wallets.md, "Sending"). Solana bodies and rows go to solana-send.ts.
  */
 export function walletTransactionService(
   k: Kernel,
-  deps: { chains: ResolvedOptions['chains']; signTransaction: WalletService['signTransaction'] },
+  deps: {
+    chains: ResolvedOptions['chains'];
+    signTransaction: WalletService['signTransaction'];
+    signUnderHeld: SignUnderHeld;
+  },
 ) {
   const repo = k.storage.walletTransactions;
+  const custody = walletCustody(k);
   const solana = solanaSender(k, deps);
   const nodeFor = nodeCache((chainId: string) => evmNodeFor(deps.chains, chainId));
 
@@ -112,9 +132,47 @@ export function walletTransactionService(
   }
 
   /**
-   * Signs under the policies (which also write the audit trail), stores the signed bytes, then
-   * broadcasts. A transaction that is not signed gives its nonce back (a replacement has none
-   * of its own to give).
+   * `transition` of `t` (held as stored) with what it implies in one step where the storage can
+   * (WalletTransactionRepo.advance): `signature`, the audit entry of the signature the patch
+   * stores, and the transition's event. Elsewhere the entry, then the transition.
+   */
+  async function advance(
+    t: WalletTransactionRecord,
+    from: readonly WalletTransactionStatus[],
+    patch: WalletTransactionPatch,
+    signature: SignatureEntry | null = null,
+  ): Promise<WalletTransactionRecord | null> {
+    if (repo.advance) return repo.advance(t, from, patch, signature);
+    if (signature) await k.storage.walletSignatures.insert(signature);
+    return repo.transition(t.app_id, t.id, from, patch);
+  }
+
+  /**
+   * As the wallets' signTransaction (the same plan, gate and key), for an ethereum wallet the
+   * caller holds; an allowed signature's audit entry comes back unwritten, for the `signed` write.
+   */
+  async function signHeld(
+    wallet: WalletRecord,
+    eth_transaction: NonNullable<Parameters<typeof planTransaction>[1]['eth_transaction']>,
+    keyKind: ApiKeyKind,
+  ) {
+    const plan = await planTransaction(wallet, { eth_transaction });
+    const request: SigningRequest = {
+      app_id: wallet.app_id,
+      wallet,
+      chain: wallet.wallet_type,
+      method: plan.method,
+      payload_digest: plan.payload_digest,
+      key_kind: keyKind,
+      ...plan.facts,
+    };
+    return deps.signUnderHeld(request, () => custody.withSecret(wallet, plan.sign));
+  }
+
+  /**
+   * Signs under the policies (a refusal is in the audit trail at once), stores the signed bytes
+   * with the signature's audit entry, then broadcasts. A transaction that is not signed gives
+   * its nonce back (a replacement has none of its own to give).
    */
   async function signAndBroadcast(
     wallet: WalletRecord,
@@ -122,36 +180,40 @@ export function walletTransactionService(
     t: WalletTransactionRecord,
     keyKind: ApiKeyKind,
   ): Promise<WalletTransactionRecord> {
-    let signed: { signed_transaction: string; transaction_hash?: string | undefined };
+    let signed: Awaited<ReturnType<typeof signHeld>>;
     try {
-      signed = await deps.signTransaction(
-        t.app_id,
-        wallet.id,
+      signed = await signHeld(
+        wallet,
         {
-          eth_transaction: {
-            chain_id: t.chain_id,
-            value: t.value,
-            ...(t.data === null ? {} : { data: t.data }),
-            nonce: String(t.nonce!),
-            gas_limit: t.gas_limit!,
-            max_fee_per_gas: t.max_fee_per_gas!,
-            max_priority_fee_per_gas: t.max_priority_fee_per_gas!,
-            to: t.to!,
-            type: 'eip1559',
-          },
+          chain_id: t.chain_id,
+          value: t.value,
+          ...(t.data === null ? {} : { data: t.data }),
+          nonce: String(t.nonce!),
+          gas_limit: t.gas_limit!,
+          max_fee_per_gas: t.max_fee_per_gas!,
+          max_priority_fee_per_gas: t.max_priority_fee_per_gas!,
+          to: t.to!,
+          type: 'eip1559',
         },
-        { keyKind },
+        keyKind,
       );
     } catch (err) {
       await giveUp(t, ['preparing'], err instanceof LatchkeyError ? err.errorType : 'internal_error');
       throw err;
     }
-    const stored = await repo.transition(t.app_id, t.id, ['preparing'], {
-      status: 'signed',
-      raw_transaction: signed.signed_transaction,
-      transaction_hash: signed.transaction_hash ?? null,
-      updated_at: k.now(),
-    });
+    // The signature leaves the process only once stored, its audit entry with it: a crash before
+    // this write loses both, and nothing was broadcast.
+    const stored = await advance(
+      t,
+      ['preparing'],
+      {
+        status: 'signed',
+        raw_transaction: signed.result.signed_transaction,
+        transaction_hash: signed.result.transaction_hash ?? null,
+        updated_at: k.now(),
+      },
+      signed.entry,
+    );
     // Taken for a dead process's and its nonce given back while this one signed: never broadcast it.
     if (!stored)
       throw new LatchkeyError('nonce_conflict', 'The transaction was abandoned while it was being signed.');
@@ -171,7 +233,7 @@ export function walletTransactionService(
    */
   async function broadcast(node: EvmNode, t: WalletTransactionRecord): Promise<WalletTransactionRecord> {
     const submitted = async () =>
-      (await repo.transition(t.app_id, t.id, ['signed'], { status: 'submitted', updated_at: k.now() })) ??
+      (await advance(t, ['signed'], { status: 'submitted', updated_at: k.now() })) ??
       (await repo.get(t.app_id, t.id))!;
     let answer: Awaited<ReturnType<EvmNode['call']>>;
     try {
@@ -218,7 +280,7 @@ export function walletTransactionService(
       const gasUsed = quantity(node, receipt.gasUsed, 'eth_getTransactionReceipt');
       const price = quantity(node, receipt.effectiveGasPrice, 'eth_getTransactionReceipt');
       const ok = quantity(node, receipt.status, 'eth_getTransactionReceipt') === 1n;
-      const moved = await repo.transition(t.app_id, t.id, LIVE, {
+      const moved = await advance(t, LIVE, {
         status: ok ? 'confirmed' : 'failed',
         block_number: quantity(node, receipt.blockNumber, 'eth_getTransactionReceipt').toString(),
         gas_used: gasUsed.toString(),
@@ -307,7 +369,7 @@ export function walletTransactionService(
     };
     await repo.insert(replacement);
     const sent = await signAndBroadcast(wallet, node, replacement, keyKind);
-    await repo.transition(appId, original.id, ['submitted'], {
+    await advance(original, ['submitted'], {
       status: 'replaced',
       replaced_by: sent.id,
       updated_at: k.now(),

@@ -10,6 +10,9 @@ import type { ImportWalletRequest, Wallet } from './schema.js';
 import { walletSigning } from './signing.js';
 import { walletView } from './view.js';
 
+// What a send signs with, as signTransaction does (wallet-transactions/service.ts).
+export { walletCustody } from './custody.js';
+export { planTransaction } from './signing-plans.js';
 export { signingWallets } from './signing-wallets.js';
 export { walletView } from './view.js';
 

@@ -1,4 +1,6 @@
 import type {
+  EventRecord,
+  WalletSignatureRecord,
   WalletTransactionPatch,
   WalletTransactionRecord,
   WalletTransactionRepo,
@@ -6,9 +8,10 @@ import type {
 } from '@latchkey/core';
 import type { Selectable } from 'kysely';
 import type { LatchkeyDb, WalletTransactionsTable } from '../database.js';
-import { takeNonceAndInsert } from '../prepared-send-statements.js';
+import { advanceTransaction, takeNonceAndInsert } from '../prepared-send-statements.js';
 import type { Statements } from '../prepared-statements.js';
 import { definedOnly, fromJson, toJson, toSeconds } from './columns.js';
+import { eventsParam } from './event-repo.js';
 import { inTransaction } from './in-transaction.js';
 
 const str = (v: string | null) => (v === null ? null : String(v));
@@ -65,6 +68,25 @@ export function kyselyWalletTransactionRepo(
       .where('idempotency_key', '=', key)
       .executeTakeFirst();
     return row ? toTransaction(row) : null;
+  };
+
+  /** advance's one statement; its row has a null id when the transaction did not move. */
+  const advance = async (
+    t: WalletTransactionRecord,
+    from: readonly WalletTransactionStatus[],
+    patch: WalletTransactionPatch,
+    signature: WalletSignatureRecord | null,
+    events: EventRecord[],
+  ) => {
+    const [row] = await statements.run(advanceTransaction, [
+      t.app_id,
+      t.id,
+      [...from],
+      toJson(patch),
+      toJson(signature ? [signature] : []),
+      eventsParam(events),
+    ]);
+    return row?.id == null ? null : toTransaction(row as Selectable<WalletTransactionsTable>);
   };
 
   const repo: WalletTransactionRepo = {
@@ -129,6 +151,9 @@ export function kyselyWalletTransactionRepo(
         .executeTakeFirst();
       return row ? toTransaction(row) : null;
     },
+
+    advance: (t, from, patch, signature) => advance(t, from, patch, signature, []),
+    advanceWithEvents: advance,
 
     async abandon(appId, id, from, patch) {
       return inTransaction(db, async (trx) => {
