@@ -52,9 +52,9 @@ const base = {
       expiresIn: 3600,
       // Delivered as the codes are, and as Latchkey's example server delivers its links: before,
       // this peer's link send skipped the file append every other send in the comparison pays.
-      sendMagicLink: async ({ email, token }) => {
+      sendMagicLink: async ({ email, token, url }) => {
         sent.set(email, token);
-        if (outbox) await appendFile(outbox, `${JSON.stringify({ to: email, token })}\n`);
+        if (outbox) await appendFile(outbox, `${JSON.stringify({ to: email, url })}\n`);
       },
     }),
   ],

@@ -5,4 +5,4 @@ import type { OutboxEntry } from '@latchkey/senders';
  * of its link (null for a link without one).
  */
 export const outboxSecret = (message: Pick<OutboxEntry, 'code' | 'url'>): string | null =>
-  message.code ?? new URL(message.url as string).searchParams.get('token');
+  message.code ?? (message.url ? new URL(message.url).searchParams.get('token') : null);
