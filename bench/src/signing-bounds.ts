@@ -16,7 +16,7 @@ import { SIGNERS, type Signer } from './signing-ceilings.js';
  */
 export async function signingBounds(
   databaseUrl: string,
-): Promise<{ router: Router; close(): Promise<void> }> {
+): Promise<{ router: Router; table: string; close(): Promise<void> }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   // A table per process: two runs on one database never share it; dropped when the server stops.
@@ -72,6 +72,7 @@ export async function signingBounds(
   }
   return {
     router,
+    table,
     async close() {
       await client.query(`drop table if exists ${table}`);
       await client.end();
