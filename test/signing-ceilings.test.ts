@@ -36,3 +36,39 @@ describe('bench signing ceilings', () => {
     expect(created.body.address).toMatch(/^0x[0-9a-f]{40}$/);
   });
 });
+
+// The bound rows: the ceiling's signature plus one durable insert, grouped like Latchkey's
+// audit entries. Only with a Postgres (the bench runs them only then).
+describe.skipIf(!process.env.DATABASE_URL)('bench signing bounds', () => {
+  it('signs as the ceiling does and stores one row per request, concurrent ones in shared statements', async () => {
+    const pg = (await import('pg')).default;
+    const { signingBounds } = await import('../bench/src/signing-bounds.js');
+    const bounds = await signingBounds(process.env.DATABASE_URL!);
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      const table = bounds.table;
+      const app = express().use(bounds.router);
+      const message = 'Sign in to example.com\nNonce: 8f2a61c0';
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          request(app)
+            .post('/sign/ethereum')
+            .send({ message: `${message}${i}` })
+            .expect(200),
+        ),
+      );
+      const signers = answers.map((a, i) => verifyMessage(`${message}${i}`, `0x${a.body.signature}`));
+      expect(new Set(signers).size).toBe(1);
+      const { rows } = await client.query(
+        `select count(*)::int as n, count(distinct xmin::text)::int as statements from ${table}`,
+      );
+      expect(rows[0].n).toBe(20);
+      // One statement per group: 20 requests at once cannot have needed 20 commits.
+      expect(rows[0].statements).toBeLessThan(20);
+    } finally {
+      await client.end();
+      await bounds.close();
+    }
+  });
+});

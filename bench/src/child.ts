@@ -21,9 +21,10 @@ export async function startChild<T>(
   entry: string,
   args: string[],
   env: NodeJS.ProcessEnv = {},
+  nodeArgs: string[] = [],
 ): Promise<Child<T>> {
   const file = await compile(fileURLToPath(new URL(entry, import.meta.url)));
-  const child = spawn(process.execPath, [file, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, file, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

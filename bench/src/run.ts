@@ -16,6 +16,7 @@ import { peerSignInTargets } from './peer-sign-in-targets.js';
 import { revocationLatency } from './revocation-latency.js';
 import { sessionCheckRates } from './session-check-rate.js';
 import { signInTargets } from './sign-in-targets.js';
+import { BOUND_CHAINS, signingBoundTargets } from './signing-bounds.js';
 import { signingCeilingTargets } from './signing-ceilings.js';
 import { tracingCostRates } from './tracing-cost.js';
 import { walletAuthTargets } from './wallet-auth-targets.js';
@@ -49,12 +50,19 @@ interface ServerInfo {
 }
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'latchkey-bench-'));
-const server = await startChild<ServerInfo>('./serve.ts', [], {
-  LATCHKEY_DATA_DIR: dataDir,
-  PORT: '0',
-  // The oauth rows sign in through a provider on a loopback port, over http.
-  LATCHKEY_OAUTH_ALLOW_INSECURE_ISSUERS: '1',
-});
+const server = await startChild<ServerInfo>(
+  './serve.ts',
+  [],
+  {
+    LATCHKEY_DATA_DIR: dataDir,
+    PORT: '0',
+    // The oauth rows sign in through a provider on a loopback port, over http.
+    LATCHKEY_OAUTH_ALLOW_INSECURE_ISSUERS: '1',
+  },
+  // BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=…': a profile of the example server alone
+  // (Node 20 refuses --cpu-prof in NODE_OPTIONS).
+  process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean),
+);
 const bareExpress = await startChild<{ url: string }>('./bare-servers.ts', ['express']);
 const bareNode = await startChild<{ url: string }>('./bare-servers.ts', ['node']);
 // A host app with Latchkey embedded, its own routes behind requireSession (same storage kind).
@@ -230,6 +238,8 @@ try {
     },
     ...wallets,
     ...signingCeilingTargets(`${bareExpress.info.url}/ceiling`),
+    // The same plus one durable audit insert each, on the run's Postgres (signing-bounds.ts).
+    ...(databaseUrl ? signingBoundTargets(`${bareExpress.info.url}/bound`) : []),
     ...walletAuth,
     ...signIns,
     ...(oauth?.targets ?? []),
@@ -321,6 +331,35 @@ try {
       : [];
   });
   if (walletRatios.length > 0) console.table(Object.fromEntries(walletRatios));
+  // Each signing route ÷ its ceiling (the cryptography alone) and ÷ its bound (the cryptography
+  // and one durable audit insert): issue 35's target is ≥ 0.85 of the ceiling.
+  const signingRatios = results.flatMap((r) => {
+    const chain =
+      /sign_message (\w+)$/.exec(r.name)?.[1] ?? (/sign_transaction$/.test(r.name) ? 'solana' : undefined);
+    if (!chain || !r.name.startsWith('POST wallets/')) return [];
+    const named = Object.values(BOUND_CHAINS).find((c) => c.split('/').includes(chain))!;
+    const rate = (prefix: string, suffix: string) =>
+      results.find(
+        (x) => x.name === `${prefix}: bare Express route + sign_message ${named} primitive ${suffix}`,
+      )?.requests_per_second;
+    const ceiling = rate('ceiling', 'only');
+    const bound = rate('bound', '+ one durable audit insert');
+    if (!ceiling && !bound) return [];
+    const ratio = (of?: number) => (of ? Number((r.requests_per_second / of).toFixed(2)) : undefined);
+    return [
+      [
+        r.name,
+        {
+          'req/s': r.requests_per_second,
+          ceiling,
+          '÷ ceiling': ratio(ceiling),
+          bound,
+          '÷ bound': ratio(bound),
+        },
+      ] as const,
+    ];
+  });
+  if (signingRatios.length > 0) console.table(Object.fromEntries(signingRatios));
   // What tracing costs a request, each row's CPU per request against the untraced one's.
   if (tracing.length > 0)
     console.table(

@@ -15,38 +15,13 @@ import type { Target } from './measure.js';
  * it says how far issue 18's ratio targets (≥ 0.8× the primitive) are reachable at all.
  */
 export function signingCeilings(): Router {
-  const secpKey = secp256k1.utils.randomSecretKey();
-  const miniSecret = randomBytes(32);
-  const edKey = createPrivateKey({
-    key: Buffer.concat([PKCS8_ED25519, randomBytes(32)]),
-    format: 'der',
-    type: 'pkcs8',
-  });
   const router = express.Router();
   router.use(express.json());
   const message = (req: express.Request) => new TextEncoder().encode(String(req.body?.message ?? ''));
-  const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
-  router.post('/sign/ethereum', (req, res) => {
-    const signed = secp256k1.sign(keccak_256(eip191(message(req))), secpKey, {
-      prehash: false,
-      format: 'recovered',
+  for (const [path, sign] of Object.entries(SIGNERS) as [string, Signer][])
+    router.post(`/sign/${path}`, (req, res) => {
+      res.json({ signature: sign(message(req)) });
     });
-    // r ‖ s ‖ v, as personal_sign answers (noble puts the recovery bit first).
-    res.json({ signature: hex(Buffer.concat([signed.subarray(1), Buffer.of(27 + signed[0]!)])) });
-  });
-  router.post('/sign/bitcoin', (req, res) => {
-    res.json({
-      signature: hex(
-        secp256k1.sign(sha256(sha256(message(req))), secpKey, { prehash: false, format: 'der' }),
-      ),
-    });
-  });
-  router.post('/sign/DOT', (req, res) => {
-    res.json({ signature: hex(sr25519.sign(sr25519.secretFromSeed(miniSecret), message(req))) });
-  });
-  router.post('/sign/ed25519', (req, res) => {
-    res.json({ signature: hex(nodeSign(null, message(req), edKey)) });
-  });
   router.post('/create/ethereum', async (_req, res, next) => {
     try {
       res.json({ address: await ethereumAddressOfNewSeed() });
@@ -56,6 +31,37 @@ export function signingCeilings(): Router {
   });
   return router;
 }
+
+export type Signer = (message: Uint8Array) => string;
+
+const secpKey = secp256k1.utils.randomSecretKey();
+// The wallet keeps the mini secret and expands it per signature, as the primitive row does.
+const miniSecret = randomBytes(32);
+const edKey = createPrivateKey({
+  key: Buffer.concat([PKCS8_ED25519, randomBytes(32)]),
+  format: 'der',
+  type: 'pkcs8',
+});
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+/**
+ * Each ceiling route's cryptography by its path, the key in memory: a message's signature as the
+ * wallet route answers it, hex. Shared with the bound routes (signing-bounds.ts).
+ */
+export const SIGNERS = {
+  ethereum: (message) => {
+    const signed = secp256k1.sign(keccak_256(eip191(message)), secpKey, {
+      prehash: false,
+      format: 'recovered',
+    });
+    // r ‖ s ‖ v, as personal_sign answers (noble puts the recovery bit first).
+    return hex(Buffer.concat([signed.subarray(1), Buffer.of(27 + signed[0]!)]));
+  },
+  bitcoin: (message) =>
+    hex(secp256k1.sign(sha256(sha256(message)), secpKey, { prehash: false, format: 'der' })),
+  DOT: (message) => hex(sr25519.sign(sr25519.secretFromSeed(miniSecret), message)),
+  ed25519: (message) => hex(nodeSign(null, message, edKey)),
+} satisfies Record<string, Signer>;
 
 const pbkdf2Async = promisify(pbkdf2);
 const N = secp256k1.Point.Fn.ORDER;

@@ -1,6 +1,7 @@
-import { createDecipheriv } from 'node:crypto';
+import { createDecipheriv, randomBytes } from 'node:crypto';
 import { generateVaultKey, LatchkeyError, localKeyVault, sealedKeyVersion } from '@latchkey/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decodeBase64Url } from '../src/vault/base64url.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const str = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -272,5 +273,23 @@ describe.each(['node:crypto', 'Web Crypto'])('localKeyVault on %s', (engine) => 
       expect(String(error)).not.toContain(shortKey);
       expect(String(error)).not.toContain(KEY_1);
     }
+  });
+});
+
+describe('decodeBase64Url (the sealed parts)', () => {
+  it('decodes what Buffer encodes, at every length', () => {
+    for (let n = 0; n < 70; n++) {
+      const bytes = randomBytes(n);
+      expect(Buffer.from(decodeBase64Url(bytes.toString('base64url'))!)).toEqual(bytes);
+    }
+  });
+
+  it('refuses a character outside the alphabet anywhere, even one whose low bits would decode', () => {
+    // '+' read as its table's 255 would give the same first byte as '_' (63): 0xfc.
+    expect(Buffer.from(decodeBase64Url('_AAA')!)).toEqual(Buffer.of(0xfc, 0, 0));
+    for (const bad of ['+', '/', '=', ' ', '.', 'é', '\u{1F600}'])
+      for (const text of [`${bad}AAA`, `AAA${bad}`, `AAAA${bad}A`, `AAAAA${bad}`, `AAAAAA${bad}`])
+        expect(decodeBase64Url(text), text).toBeUndefined();
+    expect(decodeBase64Url('AAAAA')).toBeUndefined();
   });
 });
