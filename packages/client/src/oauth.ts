@@ -2,6 +2,7 @@ import type { ClientCore } from './client.js';
 import type { ServerErrorType } from './errors.js';
 import { newPkcePair } from './pkce.js';
 import {
+  type LandingAuthenticateOptions,
   landingToken,
   PROVIDER_REDIRECT_ERRORS,
   spendLandingToken,
@@ -29,11 +30,8 @@ export interface OAuthStartOptions {
   link?: boolean;
 }
 
-export interface OAuthAuthenticateOptions {
-  /** Minutes the session lasts; the client's `sessionExpiresIn` (60) when absent. */
-  sessionExpiresIn?: number;
-  deviceFingerprint?: { ip?: string; user_agent?: string };
-}
+/** The session's options when the landing token is spent (shared with the other redirect sign-in). */
+export type OAuthAuthenticateOptions = LandingAuthenticateOptions;
 
 /**
  * The redirect's `error` values passed on as they are: the provider's own (RFC 6749, OpenID

@@ -3,6 +3,7 @@ import { LatchkeyClientError, type ServerErrorType } from './errors.js';
 import type { paths } from './generated/openapi.js';
 import { newPkcePair } from './pkce.js';
 import {
+  type LandingAuthenticateOptions,
   landingToken,
   PROVIDER_REDIRECT_ERRORS,
   spendLandingToken,
@@ -29,11 +30,8 @@ export type SsoStartOptions = SsoOrganization & {
   pkce?: boolean;
 };
 
-export interface SsoAuthenticateOptions {
-  /** Minutes the session lasts; the client's `sessionExpiresIn` (60) when absent. */
-  sessionExpiresIn?: number;
-  deviceFingerprint?: { ip?: string; user_agent?: string };
-}
+/** The session's options when the landing token is spent (shared with the other redirect sign-in). */
+export type SsoAuthenticateOptions = LandingAuthenticateOptions;
 
 /**
  * The redirect's `error` values passed on as they are: the provider's own and those Latchkey's SSO
