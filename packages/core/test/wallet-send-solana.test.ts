@@ -1,3 +1,4 @@
+import { memoryStorage } from '@latchkey/memory';
 import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSendRow } from '../src/wallet-transactions/new-send-row.js';
@@ -477,5 +478,48 @@ describe.each(storageBackends())('sending from a solana wallet on $name storage'
       sol_transfer: { to: newAddress(), lamports: '3' },
     });
     expect(sendAs.status).toBe(404);
+  });
+});
+
+describe('a solana send’s audit entry and events, with and without WalletTransactionRepo.advance', () => {
+  it.each([
+    ['in one step (WalletTransactionRepo.advance)', true],
+    ['on a storage without advance (the entry, then the transition)', false],
+  ])('stores an allowed send’s audit entry with its signed bytes, and its events: %s', async (_, oneStep) => {
+    const storage = memoryStorage();
+    // A storage without the optional one-step write: the send's fallback.
+    if (!oneStep) delete (storage.walletTransactions as { advance?: unknown }).advance;
+    expect(typeof storage.walletTransactions.advance).toBe(oneStep ? 'function' : 'undefined');
+    const { latchkey } = testLatchkey({
+      storage,
+      chains: { solana: { mainnet: peer.url, testnet: peer.url }, cacheSeconds: 0 },
+    });
+    const t = await testApp(latchkey);
+    const user = await t.call('POST', '/v1/auth/users', { email: 'audit@example.com' });
+    const created = await t.call('POST', '/v1/wallets/create', {
+      user_id: user.body.user_id,
+      wallet_type: 'solana',
+    });
+    const wallet = created.body as { id: string; public_address: string };
+    peer.svm.airdrop(wallet.public_address as never, SOL as never);
+    const heard: string[] = [];
+    latchkey.events.on('*', (e) => void heard.push(e.type));
+    const to = newAddress();
+    const sent = await t.call('POST', `/v1/wallets/${wallet.id}/send_transaction`, {
+      sol_transfer: { to, lamports: '1000000' },
+    });
+    expect(sent.status).toBe(200);
+    expect(sent.body.status).toBe('submitted');
+    expect(lamportsOf(to)).toBe(1_000_000n);
+    const trail = await t.call('GET', `/v1/wallets/${wallet.id}/signatures`);
+    expect(trail.body.signatures).toHaveLength(1);
+    expect(trail.body.signatures[0]).toMatchObject({ decision: 'allowed', method: 'sign_transaction' });
+    const events = await t.call('GET', '/v1/events?limit=100');
+    const types = events.body.events.map((e: { type: string }) => e.type);
+    for (const list of [types, heard]) {
+      expect(list.filter((x: string) => x === 'signature.made')).toHaveLength(1);
+      expect(list.filter((x: string) => x === 'wallet.transaction.sent')).toHaveLength(1);
+    }
+    await storage.close();
   });
 });

@@ -6,6 +6,7 @@ import { JsonRpcProvider, Wallet } from 'ethers';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilNode, minedCount, startAnvil } from '../../core/test/anvil-node.js';
+import { type SolanaPeer, startSolanaPeer } from '../../core/test/solana-rpc-peer.js';
 import { DATABASE_URL, type Harness, postgresTarget, targets } from './targets.js';
 
 /**
@@ -18,22 +19,27 @@ const CHAIN_ID = 31337;
 
 let node: AnvilNode;
 let provider: JsonRpcProvider;
+// Solana: LiteSVM behind a JSON-RPC server (core's test peer).
+let solana: SolanaPeer;
 
 beforeAll(async () => {
-  node = await startAnvil(CHAIN_ID);
+  [node, solana] = await Promise.all([startAnvil(CHAIN_ID), startSolanaPeer()]);
   provider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true, cacheTimeout: -1 });
 });
 
 afterAll(async () => {
   provider?.destroy();
-  await node?.stop();
+  await Promise.all([node?.stop(), solana?.stop()]);
 });
 
 const latchkeyOn = (h: Harness) =>
   createLatchkey({
     storage: h.storage,
     secret: SECRET,
-    chains: { ethereum: { mainnet: { url: node.url, chainId: CHAIN_ID } } },
+    chains: {
+      ethereum: { mainnet: { url: node.url, chainId: CHAIN_ID } },
+      solana: { mainnet: solana.url, testnet: solana.url },
+    },
   });
 
 /** An App with one funded ethereum wallet. */
@@ -166,6 +172,39 @@ for (const target of targets) {
         await send();
         const count = await counted(send);
         // The nonce and the row; `signed` with the audit entry and its event; `submitted` with its event.
+        expect(
+          { statements: count.statements, round_trips: count.round_trips },
+          count.sql.join('\n'),
+        ).toEqual({
+          statements: 3,
+          round_trips: 3,
+        });
+      } finally {
+        await h.dispose();
+      }
+    }, 60_000);
+
+    it('a solana send: 3 statements, 3 round trips (the budget of docs/benchmarks.md)', async () => {
+      const h = await target.open();
+      try {
+        const latchkey = latchkeyOn(h);
+        const keys = await latchkey.apps.create({ name: 'Solana sends' });
+        const user = await latchkey.users.create(keys.app_id, {});
+        const wallet = await latchkey.wallets.create(keys.app_id, {
+          user_id: user.user_id,
+          wallet_type: 'solana',
+        });
+        solana.svm.airdrop(wallet.public_address as never, (10n ** 9n) as never);
+        let lamports = 1_000_000;
+        const send = () =>
+          latchkey.walletTransactions.send(keys.app_id, wallet.id, {
+            // A new amount each time: the same bytes under one blockhash would be the same transaction.
+            sol_transfer: { to: '11111111111111111111111111111112', lamports: String(lamports++) },
+          });
+        // As the EVM budget: the first send warms what a process reads once (the policies' cache).
+        await send();
+        const count = await counted(send);
+        // The row; `signed` with the audit entry and its event; `submitted` with its event.
         expect(
           { statements: count.statements, round_trips: count.round_trips },
           count.sql.join('\n'),

@@ -7,15 +7,14 @@ import { walletTransactionService } from './service.js';
 /** Sending from custodial wallets: nonces, fees, broadcast and receipts (EVM chains). */
 export const walletTransactionsCapability = defineCapability({
   name: 'walletTransactions',
-  // The wallets' needs too: an EVM send signs under the wallets' policy gate itself (holding the
-  // audit entry for its `signed` write), as the wallets' signing does.
+  // The wallets' needs too: a send (EVM or Solana) signs under the wallets' policy gate itself
+  // (holding the audit entry for its `signed` write), as the wallets' signing does.
   needs: [walletsCapability, ...walletsCapability.needs],
   storage: ['walletTransactions'],
   errors: walletTransactionsErrors,
   service: ({ kernel, options, services }) =>
     walletTransactionService(kernel, {
       chains: options.chains,
-      signTransaction: services.wallets.signTransaction,
       signUnderHeld: services.walletPolicies.signUnderHeld,
     }),
   routes: registerWalletTransactionRoutes,

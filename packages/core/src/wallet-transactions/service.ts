@@ -2,20 +2,15 @@ import type { ApiKeyKind } from '../apps/repo.js';
 import type { ResolvedOptions } from '../capability.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
-import type { SigningRequest } from '../shared/signing-request.js';
 import type { WalletRecord } from '../wallets/repo.js';
-import { planTransaction, signingWallets, type WalletService, walletCustody } from '../wallets/service.js';
+import { signingWallets } from '../wallets/service.js';
 import { type EvmNode, evmNodeFor, type NodeRefusal } from './evm-node.js';
 import { bumped, maxOf, suggestFees, withGasMargin } from './fees.js';
 import { newSendRow } from './new-send-row.js';
 import { callNode, isRecord, nodeCache } from './node-calls.js';
-import type {
-  SignatureEntry,
-  WalletTransactionPatch,
-  WalletTransactionRecord,
-  WalletTransactionStatus,
-} from './repo.js';
+import type { WalletTransactionRecord, WalletTransactionStatus } from './repo.js';
 import type { ReplaceTransactionRequest, SendTransactionRequest, WalletTransaction } from './schema.js';
+import { type SignUnderHeld, sendSteps } from './send-steps.js';
 import { isSolanaChain } from './solana-node.js';
 import { solanaSender } from './solana-send.js';
 import { STALE_SECONDS, TRUSTED_SEQUENCE_SECONDS } from './stale.js';
@@ -59,30 +54,17 @@ const sendAnswer = (t: WalletTransactionRecord) => ({
 export type WalletTransactionService = ReturnType<typeof walletTransactionService>;
 
 /**
- * The wallets' policy gate, an allowed signature's audit entry held for the caller to write
- * (wallet-policies' `signUnderHeld`); refusals and failures are written by the gate.
- */
-export type SignUnderHeld = <T>(
-  request: SigningRequest,
-  sign: () => Promise<T>,
-) => Promise<{ result: T; entry: SignatureEntry }>;
-
-/**
  * Sending from custodial EVM wallets: nonces from a sequence in storage, gas and fees from the
  * node, every signature through the wallets' policy gate, and the transaction followed to its
  * receipt (docs/wallets.md, "Sending"). Solana bodies and rows go to solana-send.ts.
  */
 export function walletTransactionService(
   k: Kernel,
-  deps: {
-    chains: ResolvedOptions['chains'];
-    signTransaction: WalletService['signTransaction'];
-    signUnderHeld: SignUnderHeld;
-  },
+  deps: { chains: ResolvedOptions['chains']; signUnderHeld: SignUnderHeld },
 ) {
   const repo = k.storage.walletTransactions;
-  const custody = walletCustody(k);
-  const solana = solanaSender(k, deps);
+  const { advance, signHeld } = sendSteps(k, deps.signUnderHeld);
+  const solana = solanaSender(k, deps.chains, { advance, signHeld });
   const nodeFor = nodeCache((chainId: string) => evmNodeFor(deps.chains, chainId));
 
   const rpc = (node: EvmNode, method: string, params: unknown[]) =>
@@ -132,44 +114,6 @@ export function walletTransactionService(
   }
 
   /**
-   * `transition` of `t` (held as stored) with what it implies in one step where the storage can
-   * (WalletTransactionRepo.advance): `signature`, the audit entry of the signature the patch
-   * stores, and the transition's event. Elsewhere the entry, then the transition.
-   */
-  async function advance(
-    t: WalletTransactionRecord,
-    from: readonly WalletTransactionStatus[],
-    patch: WalletTransactionPatch,
-    signature: SignatureEntry | null = null,
-  ): Promise<WalletTransactionRecord | null> {
-    if (repo.advance) return repo.advance(t, from, patch, signature);
-    if (signature) await k.storage.walletSignatures.insert(signature);
-    return repo.transition(t.app_id, t.id, from, patch);
-  }
-
-  /**
-   * As the wallets' signTransaction (the same plan, gate and key), for an ethereum wallet the
-   * caller holds; an allowed signature's audit entry comes back unwritten, for the `signed` write.
-   */
-  async function signHeld(
-    wallet: WalletRecord,
-    eth_transaction: NonNullable<Parameters<typeof planTransaction>[1]['eth_transaction']>,
-    keyKind: ApiKeyKind,
-  ) {
-    const plan = await planTransaction(wallet, { eth_transaction });
-    const request: SigningRequest = {
-      app_id: wallet.app_id,
-      wallet,
-      chain: wallet.wallet_type,
-      method: plan.method,
-      payload_digest: plan.payload_digest,
-      key_kind: keyKind,
-      ...plan.facts,
-    };
-    return deps.signUnderHeld(request, () => custody.withSecret(wallet, plan.sign));
-  }
-
-  /**
    * Signs under the policies (a refusal is in the audit trail at once), stores the signed bytes
    * with the signature's audit entry, then broadcasts. A transaction that is not signed gives
    * its nonce back (a replacement has none of its own to give).
@@ -185,15 +129,17 @@ export function walletTransactionService(
       signed = await signHeld(
         wallet,
         {
-          chain_id: t.chain_id,
-          value: t.value,
-          ...(t.data === null ? {} : { data: t.data }),
-          nonce: String(t.nonce!),
-          gas_limit: t.gas_limit!,
-          max_fee_per_gas: t.max_fee_per_gas!,
-          max_priority_fee_per_gas: t.max_priority_fee_per_gas!,
-          to: t.to!,
-          type: 'eip1559',
+          eth_transaction: {
+            chain_id: t.chain_id,
+            value: t.value,
+            ...(t.data === null ? {} : { data: t.data }),
+            nonce: String(t.nonce!),
+            gas_limit: t.gas_limit!,
+            max_fee_per_gas: t.max_fee_per_gas!,
+            max_priority_fee_per_gas: t.max_priority_fee_per_gas!,
+            to: t.to!,
+            type: 'eip1559',
+          },
         },
         keyKind,
       );

@@ -6,12 +6,12 @@ import { solanaTransactionFacts } from '../chains/solana-facts.js';
 import { LatchkeyError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { WalletRecord } from '../wallets/repo.js';
-import type { WalletService } from '../wallets/service.js';
 import type { EvmNode, NodeRefusal } from './evm-node.js';
 import { newSendRow } from './new-send-row.js';
 import { callNode, isRecord, nodeCache } from './node-calls.js';
 import type { WalletTransactionRecord } from './repo.js';
 import type { SendTransactionRequest } from './schema.js';
+import type { sendSteps } from './send-steps.js';
 import { SOLANA_CHAIN_IDS, solanaNetworkOf, solanaNodeFor } from './solana-node.js';
 import { readEnvelope, solanaAddress, systemTransfer, withBlockhash } from './solana-wire.js';
 import { STALE_SECONDS } from './stale.js';
@@ -19,18 +19,20 @@ import { STALE_SECONDS } from './stale.js';
 const COMMITMENT = 'confirmed';
 
 /**
- * Sending from custodial Solana wallets: a recent blockhash, the wallets' policy gate (the same
- * `signTransaction` a `sign_transaction` call goes through), `sendTransaction`, and the
- * signature followed with `getSignatureStatuses` (docs/wallets.md, "Sending"). No nonce: a
- * transaction is valid until its blockhash expires, and a resend of the same bytes is the same
- * transaction.
+ * Sending from custodial Solana wallets: a recent blockhash, the wallets' policy gate (the plan
+ * and gate a `sign_transaction` call goes through), `sendTransaction`, and the signature
+ * followed with `getSignatureStatuses` (docs/wallets.md, "Sending"). No nonce: a transaction is
+ * valid until its blockhash expires, and a resend of the same bytes is the same transaction.
+ * `steps`: the EVM send's (send-steps.ts), so both write each step in one statement where the
+ * storage can.
  */
 export function solanaSender(
   k: Kernel,
-  deps: { chains: ResolvedOptions['chains']; signTransaction: WalletService['signTransaction'] },
+  chains: ResolvedOptions['chains'],
+  { advance, signHeld }: Pick<ReturnType<typeof sendSteps>, 'advance' | 'signHeld'>,
 ) {
   const repo = k.storage.walletTransactions;
-  const nodeFor = nodeCache((network: 'mainnet' | 'testnet') => solanaNodeFor(deps.chains, network));
+  const nodeFor = nodeCache((network: 'mainnet' | 'testnet') => solanaNodeFor(chains, network));
 
   const rpc = (node: EvmNode, method: string, params: unknown[]) =>
     callNode(node, method, params, refusalError);
@@ -84,7 +86,7 @@ export function solanaSender(
    */
   async function broadcast(node: EvmNode, t: WalletTransactionRecord): Promise<WalletTransactionRecord> {
     const submitted = async () =>
-      (await repo.transition(t.app_id, t.id, ['signed'], { status: 'submitted', updated_at: k.now() })) ??
+      (await advance(t, ['signed'], { status: 'submitted', updated_at: k.now() })) ??
       (await repo.get(t.app_id, t.id))!;
     let answer: Awaited<ReturnType<EvmNode['call']>>;
     try {
@@ -171,13 +173,12 @@ export function solanaSender(
       );
       // The same key, sent concurrently: the first one's answer.
       if (!created) return t;
-      let signed: { signature?: string | undefined; signed_transaction: string };
+      let signed: Awaited<ReturnType<typeof signHeld>>;
       try {
-        signed = await deps.signTransaction(
-          wallet.app_id,
-          wallet.id,
+        signed = await signHeld(
+          wallet,
           { sol_transaction: { transaction: base64.encode(bytes), encoding: 'base64' } },
-          { keyKind },
+          keyKind,
         );
       } catch (err) {
         await repo.transition(wallet.app_id, t.id, ['preparing'], {
@@ -187,13 +188,19 @@ export function solanaSender(
         });
         throw err;
       }
-      const stored = await repo.transition(wallet.app_id, t.id, ['preparing'], {
-        status: 'signed',
-        raw_transaction: signed.signed_transaction,
-        // The fee payer's signature is the transaction's id.
-        transaction_hash: signed.signature ?? null,
-        updated_at: k.now(),
-      });
+      // The signature leaves the process only once stored, its audit entry with it (as an EVM send's).
+      const stored = await advance(
+        t,
+        ['preparing'],
+        {
+          status: 'signed',
+          raw_transaction: signed.result.signed_transaction,
+          // The fee payer's signature is the transaction's id.
+          transaction_hash: signed.result.signature ?? null,
+          updated_at: k.now(),
+        },
+        signed.entry,
+      );
       if (!stored)
         throw new LatchkeyError('internal_error', 'The transaction left `preparing` while it was signed.');
       return broadcast(node, stored);
@@ -231,7 +238,7 @@ export function solanaSender(
       if (typeof slot !== 'number' || !Number.isSafeInteger(slot) || slot < 0)
         throw new LatchkeyError('chain_invalid_response', `${node.label}: a signature status has no slot.`);
       const failed = status.err !== null && status.err !== undefined;
-      const moved = await repo.transition(t.app_id, t.id, ['submitted'], {
+      const moved = await advance(t, ['submitted'], {
         status: failed ? 'failed' : 'confirmed',
         block_number: String(slot),
         fee: await feePaid(node, t.transaction_hash),
