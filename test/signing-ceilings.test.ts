@@ -72,3 +72,52 @@ describe.skipIf(!process.env.DATABASE_URL)('bench signing bounds', () => {
     }
   });
 });
+
+// The create bound: the create ceiling's cryptography plus the seed and the wallet sealed as
+// Latchkey's vault seals them and stored by one durable statement. Only with a Postgres.
+describe.skipIf(!process.env.DATABASE_URL)('bench create bound', () => {
+  it('stores one seed and one wallet per request, sealed so that Latchkey’s vault opens them', async () => {
+    const pg = (await import('pg')).default;
+    const { pbkdf2Sync } = await import('node:crypto');
+    const { localKeyVault } = await import('@latchkey/core');
+    const { createBound } = await import('../bench/src/create-bound.js');
+    const masterKey = randomBytes(32);
+    const bound = await createBound(process.env.DATABASE_URL!, masterKey);
+    const vault = localKeyVault({ keys: { '1': masterKey.toString('base64url') }, current: 1 });
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      const app = express().use(bound.router);
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, () => request(app).post('/create/ethereum').send({}).expect(200)),
+      );
+      const { rows } = await client.query(
+        `select w.*, s.sealed_entropy from ${bound.tables.wallets} w join ${bound.tables.seeds} s
+           on s.id = w.key_id and s.user_id = w.user_id`,
+      );
+      expect(rows).toHaveLength(12);
+      const { rows: seeds } = await client.query(`select count(*)::int as n from ${bound.tables.seeds}`);
+      expect(seeds[0].n).toBe(12);
+      expect(new Set(rows.map((r) => r.user_id)).size).toBe(12);
+      for (const answer of answers) {
+        const row = rows.find((r) => r.id === answer.body.wallet_id)!;
+        expect(row.public_address).toBe(answer.body.address);
+        // The key opens under its wallet's context and is the address's key.
+        const key = new TextDecoder().decode(
+          await vault.open(row.sealed_private_key, `latchkey/wallet-key/${row.app_id}/${row.id}`),
+        );
+        const publicKey = secp256k1.getPublicKey(Buffer.from(key.slice(2), 'hex'), false);
+        expect(`0x${Buffer.from(keccak_256(publicKey.subarray(1)).subarray(12)).toString('hex')}`).toBe(
+          row.public_address,
+        );
+        // The seed opens under its user's context and derives the same address.
+        const entropy = await vault.open(row.sealed_entropy, `latchkey/seed/${row.app_id}/${row.user_id}`);
+        const seed = pbkdf2Sync(Buffer.from(entropy).toString('hex'), 'mnemonic', 2048, 64, 'sha512');
+        expect(ethereumAddress(seed)).toBe(row.public_address);
+      }
+    } finally {
+      await client.end();
+      await bound.close();
+    }
+  });
+});

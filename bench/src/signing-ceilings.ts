@@ -81,12 +81,25 @@ const publicKey = (secret: Uint8Array, compressed: boolean) => {
  * cheaper than the real thing, so a bound.
  */
 async function ethereumAddressOfNewSeed(): Promise<string> {
-  const seed = await pbkdf2Async(randomBytes(32).toString('hex'), 'mnemonic', 2048, 64, 'sha512');
-  return ethereumAddress(seed);
+  return (await newEthereumKey()).address;
+}
+
+/**
+ * The ceiling's cryptography with what it makes kept: the entropy, the BIP-44 private key and
+ * its address. The create bound (create-bound.ts) seals the first two.
+ */
+export async function newEthereumKey(): Promise<{ entropy: Buffer; privateKey: Buffer; address: string }> {
+  const entropy = randomBytes(32);
+  const seed = await pbkdf2Async(entropy.toString('hex'), 'mnemonic', 2048, 64, 'sha512');
+  return { entropy, ...ethereumKey(seed) };
 }
 
 /** The BIP-44 ethereum address of a BIP-39 seed (exported to be checked against @scure/bip32). */
 export function ethereumAddress(seed: Uint8Array): string {
+  return ethereumKey(seed).address;
+}
+
+function ethereumKey(seed: Uint8Array): { privateKey: Buffer; address: string } {
   let node = createHmac('sha512', 'Bitcoin seed').update(seed).digest();
   for (const index of PATH) {
     const key = node.subarray(0, 32);
@@ -98,7 +111,9 @@ export function ethereumAddress(seed: Uint8Array): string {
     const child = (BigInt(`0x${I.subarray(0, 32).toString('hex')}`) + BigInt(`0x${key.toString('hex')}`)) % N;
     node = Buffer.concat([Buffer.from(child.toString(16).padStart(64, '0'), 'hex'), I.subarray(32)]);
   }
-  return `0x${Buffer.from(keccak_256(publicKey(node.subarray(0, 32), false).subarray(1)).subarray(12)).toString('hex')}`;
+  const privateKey = node.subarray(0, 32);
+  const address = `0x${Buffer.from(keccak_256(publicKey(privateKey, false).subarray(1)).subarray(12)).toString('hex')}`;
+  return { privateKey, address };
 }
 
 /** The ceiling rows, named so that each is set against its primitive like the route it bounds. */
