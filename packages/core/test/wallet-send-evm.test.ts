@@ -4,6 +4,7 @@ import { memoryStorage } from '@latchkey/memory';
 import { ContractFactory, Interface, JsonRpcProvider, Wallet } from 'ethers';
 import solc from 'solc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Storage } from '../src/ports/storage.js';
 import { newSendRow } from '../src/wallet-transactions/new-send-row.js';
 import { ANVIL_KEYS, type AnvilNode, minedCount, startAnvil } from './anvil-node.js';
 import { expectErrorShape, testApp, testLatchkey } from './helpers.js';
@@ -53,10 +54,18 @@ const chains = (url: string, fetch?: typeof globalThis.fetch) => ({
 const ONE_ETH = 10n ** 18n;
 
 /** A test App on memory storage (kept, so a test can play a dead process's part in it). */
-async function sendingApp(url: string, fetch?: typeof globalThis.fetch, { oneStep = true } = {}) {
+async function sendingApp(
+  url: string,
+  fetch?: typeof globalThis.fetch,
+  {
+    oneStep = true,
+    prepare,
+  }: { oneStep?: boolean; prepare?: (storage: Storage) => Promise<void> | void } = {},
+) {
   const storage = memoryStorage();
   // A storage without the optional one-step write: the send's fallback (entry, then transition).
   if (!oneStep) delete (storage.walletTransactions as { advance?: unknown }).advance;
+  await prepare?.(storage);
   // 5xx reports (the unconfigured chain's 503) are kept, not logged.
   const internalErrors: unknown[] = [];
   const { latchkey, clock } = testLatchkey({
@@ -228,6 +237,62 @@ describe('sending from an ethereum wallet (anvil)', () => {
       expect(list.filter((x: string) => x === 'signature.made')).toHaveLength(1);
       expect(list.filter((x: string) => x === 'wallet.transaction.sent')).toHaveLength(1);
     }
+  });
+
+  it.each([
+    ['its one-step write (advance) fails: the entry is still written', true],
+    ['its audit entry fails on a storage without advance: the row is not signed', false],
+  ])('broadcasts nothing when the signed write fails, %s', async (_, oneStep) => {
+    // The write fails as a database would, from the moment `armed` is set. Replaced before the
+    // Latchkey is made, which takes the storage's methods as they are then.
+    const lost = new Error('the disk is full');
+    let armed = false;
+    const failing = (repo: object, methods: string[], fails: (...args: never[]) => boolean) => {
+      const target = repo as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      for (const m of methods.filter((name) => target[name])) {
+        const original = target[m]!.bind(repo);
+        target[m] = (...args) =>
+          armed && (fails as (...a: unknown[]) => boolean)(...args)
+            ? Promise.reject(lost)
+            : original(...args);
+      }
+    };
+    const t = await sendingApp(node.url, undefined, {
+      oneStep,
+      // Both the storage's repos and its transactions' (where the events layer writes).
+      prepare: (storage) =>
+        storage.transaction(async (tx) => {
+          for (const s of [storage, tx]) replace(s);
+        }),
+    });
+    function replace(storage: Storage) {
+      oneStep
+        ? failing(
+            storage.walletTransactions,
+            ['advance', 'advanceWithEvents'],
+            (_t: unknown, _from: unknown, patch: { status?: string }) => patch.status === 'signed',
+          )
+        : failing(
+            storage.walletSignatures,
+            ['insert', 'insertWithEvents'],
+            (entry: { decision: string }) => entry.decision === 'allowed',
+          );
+    }
+    const wallet = await t.wallet('ethereum');
+    await provider.send('anvil_setBalance', [wallet.public_address, `0x${ONE_ETH.toString(16)}`]);
+    armed = true;
+    const sent = await t.call('POST', `/v1/wallets/${wallet.id}/send_transaction`, {
+      eth_transaction: { chain_id: String(CHAIN_ID), to: recipient(), value: '1' },
+    });
+    expect(sent.status).toBe(500);
+    expect(await provider.getTransactionCount(wallet.public_address, 'pending')).toBe(0);
+    armed = false;
+    const trail = await t.call('GET', `/v1/wallets/${wallet.id}/signatures`);
+    expect(trail.body.signatures.map((s: { decision: string }) => s.decision)).toEqual(
+      oneStep ? ['allowed'] : [],
+    );
+    const list = await t.call('GET', `/v1/wallets/${wallet.id}/transactions`);
+    expect(list.body.transactions.map((x: { status: string }) => x.status)).not.toContain('signed');
   });
 
   it('trusts the sequence after a clean send: no pending count read; a nonce refusal ends the trust', async () => {

@@ -41,7 +41,16 @@ export function sendSteps(k: Kernel, signUnderHeld: SignUnderHeld) {
       patch: WalletTransactionPatch,
       signature: SignatureEntry | null = null,
     ): Promise<WalletTransactionRecord | null> {
-      if (repo.advance) return repo.advance(t, from, patch, signature);
+      if (repo.advance) {
+        try {
+          return await repo.advance(t, from, patch, signature);
+        } catch (error) {
+          // The signature was made and its cap spend counted: its entry stays in the trail even
+          // when the step that carried it failed (nothing is broadcast; the step's error answers).
+          if (signature) await k.storage.walletSignatures.insert(signature).catch(() => undefined);
+          throw error;
+        }
+      }
       if (signature) await k.storage.walletSignatures.insert(signature);
       return repo.transition(t.app_id, t.id, from, patch);
     },
