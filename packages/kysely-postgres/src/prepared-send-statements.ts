@@ -1,5 +1,7 @@
+import type { WalletTransactionPatch } from '@latchkey/core';
 import { type RawBuilder, sql } from 'kysely';
 import { defineStatement } from './prepared-statements.js';
+import { insertSignatureRows } from './prepared-wallet-statements.js';
 import { withEvents } from './repos/event-repo.js';
 
 /**
@@ -61,8 +63,17 @@ returning *`;
   (schema) => schema ?? '',
 );
 
-/** The columns a transition may set (WalletTransactionPatch: each named as the column is). */
-const PATCHED = [
+/** `list` as given, if it names every key of K: a key added to K and not listed fails to compile. */
+const everyKeyOf =
+  <K extends string>() =>
+  <const L extends readonly K[]>(list: L & ([Exclude<K, L[number]>] extends [never] ? unknown : never)) =>
+    list;
+
+/**
+ * The columns a transition may set (WalletTransactionPatch: each named as the column is). Every
+ * field of the patch, or Postgres would drop one that memory applies.
+ */
+const PATCHED = everyKeyOf<keyof WalletTransactionPatch>()([
   'status',
   'transaction_hash',
   'raw_transaction',
@@ -73,7 +84,7 @@ const PATCHED = [
   'fee',
   'error',
   'updated_at',
-] as const;
+]);
 
 /**
  * A send's step in one statement (WalletTransactionRepo.advance / advanceWithEvents, issue 35):
@@ -99,26 +110,7 @@ export const advanceTransaction = defineStatement(
       .where('t.id', '=', id)
       .where(sql<boolean>`t.status = any(cast(${from} as text[]))`)
       .returningAll('t');
-    const audit = db
-      .insertInto('wallet_signatures')
-      .columns([
-        'id',
-        'app_id',
-        'wallet_id',
-        'method',
-        'chain',
-        'payload_digest',
-        'decision',
-        'policy_id',
-        'rule_index',
-        'rule_kind',
-        'error_type',
-        'key_kind',
-        'created_at',
-      ])
-      .expression(
-        sql`select v.id, v.app_id, v.wallet_id, v.method, v.chain, v.payload_digest, v.decision, v.policy_id, v.rule_index, v.rule_kind, v.error_type, v.key_kind, v.created_at from jsonb_to_recordset(${entries}::jsonb) as v (id text, app_id text, wallet_id text, method text, chain text, payload_digest text, decision text, policy_id text, rule_index integer, rule_kind text, error_type text, key_kind text, created_at bigint)`,
-      );
+    const audit = insertSignatureRows(db, entries);
     // One row whether or not the transition happened, so the signature's events have a row to follow.
     const written = sql<
       Record<string, unknown>

@@ -3,7 +3,7 @@ import type { Kernel } from '../kernel.js';
 import type { SigningRequest } from '../shared/signing-request.js';
 import type { WalletRecord } from '../wallets/repo.js';
 import type { SignTransactionRequest } from '../wallets/schema.js';
-import { planTransaction, walletCustody } from '../wallets/service.js';
+import { planTransaction, signingRequest, walletCustody } from '../wallets/service.js';
 import type {
   SignatureEntry,
   WalletTransactionPatch,
@@ -61,16 +61,9 @@ export function sendSteps(k: Kernel, signUnderHeld: SignUnderHeld) {
      */
     async signHeld(wallet: WalletRecord, input: SignTransactionRequest, keyKind: ApiKeyKind) {
       const plan = await planTransaction(wallet, input);
-      const request: SigningRequest = {
-        app_id: wallet.app_id,
-        wallet,
-        chain: wallet.wallet_type,
-        method: plan.method,
-        payload_digest: plan.payload_digest,
-        key_kind: keyKind,
-        ...plan.facts,
-      };
-      return signUnderHeld(request, () => custody.withSecret(wallet, plan.sign));
+      return signUnderHeld(signingRequest(wallet, plan, keyKind), () =>
+        custody.withSecret(wallet, plan.sign),
+      );
     },
   };
 }

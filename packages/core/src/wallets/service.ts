@@ -12,6 +12,7 @@ import { walletView } from './view.js';
 
 // What a send signs with, as signTransaction does (wallet-transactions/service.ts).
 export { walletCustody } from './custody.js';
+export { signingRequest } from './signing.js';
 export { planTransaction } from './signing-plans.js';
 export { signingWallets } from './signing-wallets.js';
 export { walletView } from './view.js';

@@ -8,6 +8,21 @@ import { planMessage, planTransaction, planTypedData, type SigningPlan } from '.
 import { signingWallets } from './signing-wallets.js';
 import { walletView } from './view.js';
 
+/** What the policy gate judges of a plan: its method, digest and facts, the wallet and the asking key. */
+export const signingRequest = (
+  wallet: WalletRecord,
+  plan: SigningPlan<unknown>,
+  keyKind: ApiKeyKind,
+): SigningRequest => ({
+  app_id: wallet.app_id,
+  wallet,
+  chain: wallet.wallet_type,
+  method: plan.method,
+  payload_digest: plan.payload_digest,
+  key_kind: keyKind,
+  ...plan.facts,
+});
+
 /**
  * The three signing calls. Each reads its payload into a plan without a key (signing-plans.ts),
  * has `signUnder` (the wallet policies) judge the plan's facts, and only then opens the key.
@@ -16,16 +31,7 @@ export function walletSigning(k: Kernel, custody: WalletCustody, signUnder: Sign
   const signingWallet = signingWallets(k.storage.wallets);
   /** The policies judge the plan's facts before any key is opened; the gate records the outcome. */
   function signUnderPlan<R>(wallet: WalletRecord, plan: SigningPlan<R>, keyKind: ApiKeyKind): Promise<R> {
-    const request: SigningRequest = {
-      app_id: wallet.app_id,
-      wallet,
-      chain: wallet.wallet_type,
-      method: plan.method,
-      payload_digest: plan.payload_digest,
-      key_kind: keyKind,
-      ...plan.facts,
-    };
-    return signUnder(request, () => custody.withSecret(wallet, plan.sign));
+    return signUnder(signingRequest(wallet, plan, keyKind), () => custody.withSecret(wallet, plan.sign));
   }
 
   return {
