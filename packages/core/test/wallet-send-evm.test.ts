@@ -8,6 +8,7 @@ import type { Storage } from '../src/ports/storage.js';
 import { newSendRow } from '../src/wallet-transactions/new-send-row.js';
 import { ANVIL_KEYS, type AnvilNode, minedCount, startAnvil } from './anvil-node.js';
 import { expectErrorShape, testApp, testLatchkey } from './helpers.js';
+import { expectOneSendRecorded } from './send-records.js';
 
 /**
  * Sending from custodial ethereum wallets against a real node: anvil, with ethers reading the
@@ -228,15 +229,7 @@ describe('sending from an ethereum wallet (anvil)', () => {
       eth_transaction: { chain_id: String(CHAIN_ID), to: recipient(), value: '1' },
     });
     expect(sent.status).toBe(200);
-    const trail = await t.call('GET', `/v1/wallets/${wallet.id}/signatures`);
-    expect(trail.body.signatures).toHaveLength(1);
-    expect(trail.body.signatures[0]).toMatchObject({ decision: 'allowed', method: 'sign_transaction' });
-    const events = await t.call('GET', '/v1/events?limit=100');
-    const types = events.body.events.map((e: { type: string }) => e.type);
-    for (const list of [types, heard]) {
-      expect(list.filter((x: string) => x === 'signature.made')).toHaveLength(1);
-      expect(list.filter((x: string) => x === 'wallet.transaction.sent')).toHaveLength(1);
-    }
+    await expectOneSendRecorded(t, wallet.id, heard);
   });
 
   it.each([

@@ -3,6 +3,7 @@ import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSendRow } from '../src/wallet-transactions/new-send-row.js';
 import { expectErrorShape, type TestApp, testApp, testLatchkey } from './helpers.js';
+import { expectOneSendRecorded } from './send-records.js';
 import {
   LAMPORTS_PER_SIGNATURE,
   mintData,
@@ -511,15 +512,7 @@ describe('a solana send’s audit entry and events, with and without WalletTrans
     expect(sent.status).toBe(200);
     expect(sent.body.status).toBe('submitted');
     expect(lamportsOf(to)).toBe(1_000_000n);
-    const trail = await t.call('GET', `/v1/wallets/${wallet.id}/signatures`);
-    expect(trail.body.signatures).toHaveLength(1);
-    expect(trail.body.signatures[0]).toMatchObject({ decision: 'allowed', method: 'sign_transaction' });
-    const events = await t.call('GET', '/v1/events?limit=100');
-    const types = events.body.events.map((e: { type: string }) => e.type);
-    for (const list of [types, heard]) {
-      expect(list.filter((x: string) => x === 'signature.made')).toHaveLength(1);
-      expect(list.filter((x: string) => x === 'wallet.transaction.sent')).toHaveLength(1);
-    }
+    await expectOneSendRecorded(t, wallet.id, heard);
     await storage.close();
   });
 });
