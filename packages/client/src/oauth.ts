@@ -2,8 +2,8 @@ import type { ClientCore } from './client.js';
 import type { ServerErrorType } from './errors.js';
 import { newPkcePair } from './pkce.js';
 import {
+  handleLanding,
   type LandingAuthenticateOptions,
-  landingToken,
   PROVIDER_REDIRECT_ERRORS,
   spendLandingToken,
   verifierStore,
@@ -96,15 +96,7 @@ export const oauth = (core: ClientCore) => {
      * token. A redirect carrying an error throws `LatchkeyClientError` with that `error_type`
      * (`access_denied` when the user cancelled) and status 0. Null when the URL holds neither.
      */
-    handleRedirect: async (location?: string | URL, options: OAuthAuthenticateOptions = {}) => {
-      let token: string | null;
-      try {
-        token = landingToken(location, 'oauth', REDIRECT_ERRORS, 'oauth_provider_error');
-      } catch (err) {
-        verifiers.forget();
-        throw err;
-      }
-      return token === null ? null : authenticate(token, options);
-    },
+    handleRedirect: (location?: string | URL, options: OAuthAuthenticateOptions = {}) =>
+      handleLanding(verifiers, location, 'oauth', REDIRECT_ERRORS, (token) => authenticate(token, options)),
   };
 };

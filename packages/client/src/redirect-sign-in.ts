@@ -138,3 +138,25 @@ export function landingToken(
   }
   return token;
 }
+
+/**
+ * A landing page's whole step: the URL's token spent through `spend`, null when the URL holds
+ * neither token nor error. A redirect carrying an error throws (as `landingToken`) and forgets this
+ * tab's verifier: that flow is over.
+ */
+export function handleLanding<T>(
+  verifiers: VerifierStore,
+  location: string | URL | undefined,
+  tokenType: string,
+  known: ReadonlySet<string>,
+  spend: (token: string) => Promise<T>,
+): Promise<T | null> {
+  let token: string | null;
+  try {
+    token = landingToken(location, tokenType, known, 'oauth_provider_error');
+  } catch (err) {
+    verifiers.forget();
+    return Promise.reject(err);
+  }
+  return token === null ? Promise.resolve(null) : spend(token);
+}

@@ -3,8 +3,8 @@ import { LatchkeyClientError, type ServerErrorType } from './errors.js';
 import type { paths } from './generated/openapi.js';
 import { newPkcePair } from './pkce.js';
 import {
+  handleLanding,
   type LandingAuthenticateOptions,
-  landingToken,
   PROVIDER_REDIRECT_ERRORS,
   spendLandingToken,
   verifierStore,
@@ -106,15 +106,7 @@ export const sso = (core: ClientCore) => {
      * token. A redirect carrying an error throws `LatchkeyClientError` with that `error_type`
      * (`sso_email_domain_not_allowed`, `access_denied`, …) and status 0. Null when it holds neither.
      */
-    handleRedirect: async (location?: string | URL, options: SsoAuthenticateOptions = {}) => {
-      let token: string | null;
-      try {
-        token = landingToken(location, 'sso', REDIRECT_ERRORS, 'oauth_provider_error');
-      } catch (err) {
-        verifiers.forget();
-        throw err;
-      }
-      return token === null ? null : authenticate(token, options);
-    },
+    handleRedirect: (location?: string | URL, options: SsoAuthenticateOptions = {}) =>
+      handleLanding(verifiers, location, 'sso', REDIRECT_ERRORS, (token) => authenticate(token, options)),
   };
 };

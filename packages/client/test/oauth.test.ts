@@ -195,6 +195,27 @@ describe('@latchkey/client oauth', () => {
     }
   });
 
+  it("a redirect carrying an error ends that sign-in: the tab's verifier is forgotten", async () => {
+    const tab = new Map<string, string>();
+    globalThis.sessionStorage = {
+      getItem: (k: string) => tab.get(k) ?? null,
+      setItem: (k: string, v: string) => void tab.set(k, v),
+      removeItem: (k: string) => void tab.delete(k),
+    } as Storage;
+    try {
+      const lk = client();
+      await lk.oauth.startUrl('local');
+      expect(tab.size).toBe(1);
+      expect(await caught(lk.oauth.handleRedirect(`${landing}?error=access_denied`))).toMatchObject({
+        error_type: 'access_denied',
+      });
+      expect(tab.size).toBe(0);
+      lk.close();
+    } finally {
+      Reflect.deleteProperty(globalThis, 'sessionStorage');
+    }
+  });
+
   it('a signed-in client links the provider to its user: the session rides on the start URL', async () => {
     const lk = client();
     const ada = await lk.oauth.handleRedirect(
