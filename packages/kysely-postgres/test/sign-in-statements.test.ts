@@ -1,9 +1,19 @@
 import { createHmac } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
-import { createLatchkey, type Latchkey, type OutboundMessage, type Storage } from '@latchkey/core';
+import {
+  createLatchkey,
+  createPasswordHasher,
+  type Latchkey,
+  type OutboundMessage,
+  type Storage,
+} from '@latchkey/core';
 import { Wallet } from 'ethers';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type OidcProviderServer,
+  startOidcProvider,
+} from '../../core/test/oauth-peers/oidc-provider-server.js';
 import { kyselyStorage } from '../src/index.js';
 import { DATABASE_URL, randomSchema } from './targets.js';
 
@@ -115,6 +125,11 @@ function totpCode(base32: string, at: number): string {
   return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 }
 
+/** Latchkey's callback as the provider is told it: the test replays the provider's redirect onto it. */
+const CALLBACK_URL = 'http://latchkey.test/v1/auth/oauth/callback';
+const OIDC_CLIENT = { client_id: 'statements', client_secret: 'statements-oidc-client-secret-0123456789' };
+const PASSWORD = 'plum-ledger-quartz-harbor-91';
+
 const targets = [
   { name: 'pglite', open: onPglite },
   ...(DATABASE_URL ? [{ name: 'postgres', open: onPostgres }] : []),
@@ -129,13 +144,21 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
   let appId: string;
   const sent: OutboundMessage[] = [];
   const table: Record<string, { statements: number; round_trips: number }> = {};
+  let op: OidcProviderServer;
 
   beforeAll(async () => {
     db = await open(c);
+    op = await startOidcProvider({
+      clients: [{ ...OIDC_CLIENT, redirect_uris: [CALLBACK_URL] }],
+      claimsInIdToken: true,
+    });
     latchkey = createLatchkey({
       storage: db.storage,
       secret: 'statements-test-secret-0123456789abcdef',
       sender: { send: async (m) => void sent.push(m) },
+      // The real Argon2id at cheap costs: the statements are the same at any cost.
+      passwordHasher: createPasswordHasher({ params: { memoryKiB: 64, iterations: 1, parallelism: 1 } }),
+      oauth: { callbackUrl: CALLBACK_URL, allowInsecureIssuers: true },
     });
     const app = await latchkey.apps.create({
       name: 'Statements',
@@ -147,6 +170,8 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
           default_login: 'https://x.test/l',
           default_signup: 'https://x.test/s',
         },
+        passwords: { public_signup: true },
+        oauth: { providers: { op: { type: 'oidc', issuer: op.issuer, ...OIDC_CLIENT } } },
       },
     });
     publicToken = app.public_token;
@@ -162,11 +187,12 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
   });
   afterAll(async () => {
     console.log(`statements per request on ${name}:\n${JSON.stringify(table, null, 1)}`);
+    await op?.close();
     await db?.close();
   });
 
-  async function call(method: string, route: string, body: unknown, key = publicToken) {
-    const res = await latchkey.fetch(
+  function send(method: string, route: string, body: unknown, key = publicToken) {
+    return latchkey.fetch(
       new Request(`http://latchkey.test${route}`, {
         method,
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -174,9 +200,21 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
       }),
       { clientIp: '203.0.113.9' },
     );
+  }
+
+  async function call(method: string, route: string, body: unknown, key = publicToken) {
+    const res = await send(method, route, body, key);
     const json = (await res.json()) as Record<string, string>;
     if (res.status !== 200) throw new Error(`${route} → ${res.status} ${JSON.stringify(json)}`);
     return json;
+  }
+
+  /** A GET that must redirect (OAuth's start and callback): its Location. */
+  async function redirected(url: string | URL): Promise<URL> {
+    const res = await latchkey.fetch(new Request(url));
+    const location = res.headers.get('location');
+    if (res.status !== 302 || !location) throw new Error(`${url} → ${res.status} ${await res.text()}`);
+    return new URL(location);
   }
 
   /**
@@ -366,5 +404,102 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
     await expectBudget('webauthn/authentications/begin', { statements: 3, round_trips: 3 }, () =>
       call('POST', '/v1/auth/webauthn/authentications/begin', { domain: 'localhost' }),
     );
+  });
+
+  it('password: sign up, sign in, a wrong password', async () => {
+    const email = 'pw@example.com';
+    await expectBudget(
+      'passwords/create (public sign-up, new address)',
+      // The route's window, the address read, then one transaction: user, email and password,
+      // each insert with its event (before: the password's event was a statement of its own).
+      { statements: 5, round_trips: 7 },
+      async () => {
+        const r = await call('POST', '/v1/auth/passwords/create', { email, password: PASSWORD });
+        expect(r.user_id).toMatch(/^user_/);
+      },
+    );
+    await expectBudget(
+      'passwords/authenticate → session',
+      // The route's window, the per-IP window, the address, its user, the lock-out's count, the
+      // count cleared, the session with its event.
+      { statements: 7, round_trips: 7 },
+      async () => {
+        const r = await call('POST', '/v1/auth/passwords/authenticate', {
+          email,
+          password: PASSWORD,
+          session_expires_in: 60,
+        });
+        expect(r.session_jwt).toBeTruthy();
+      },
+      true,
+    );
+    await expectBudget(
+      'passwords/authenticate, wrong password',
+      // As a right one up to the count; then the failure's event in place of clear and session.
+      { statements: 6, round_trips: 6 },
+      async () => {
+        const res = await send('POST', '/v1/auth/passwords/authenticate', {
+          email,
+          password: `${PASSWORD}x`,
+        });
+        expect(res.status).toBe(401);
+        expect(((await res.json()) as { error_type: string }).error_type).toBe('invalid_credentials');
+      },
+    );
+  });
+
+  it('OAuth: start, callback (new user, then returning), authenticate into a session', async () => {
+    op.accounts.alice = { email: 'alice.oauth@example.com', email_verified: true };
+    const start = new URL('http://latchkey.test/v1/auth/oauth/op/start');
+    start.searchParams.set('public_token', publicToken);
+    // Warm: the provider's discovery document is fetched and kept before anything is counted.
+    await redirected(start);
+    const signIn = async (
+      label: string,
+      budget: { statements: number; round_trips: number },
+      prepared: boolean,
+    ) => {
+      let authorize = new URL('x:');
+      // The route's window, the flow's row (state, nonce, verifier).
+      await expectBudget(
+        'oauth/{provider}/start',
+        { statements: 2, round_trips: 2 },
+        async () => {
+          authorize = await redirected(start);
+        },
+        true,
+      );
+      const back = await op.signInAs(authorize, 'alice');
+      let landing = new URL('x:');
+      await expectBudget(
+        label,
+        budget,
+        async () => {
+          landing = await redirected(back);
+        },
+        prepared,
+      );
+      expect(landing.searchParams.get('token_type')).toBe('oauth');
+      return landing.searchParams.get('token')!;
+    };
+    // The state spent, the link looked up, then one transaction: user and email with their
+    // events, the email marked verified and its event, the link with its event (before: a
+    // statement of its own); then the flow's token. The transaction's are not prepared.
+    const first = await signIn('oauth/callback (new user)', { statements: 8, round_trips: 10 }, false);
+    // The route's window, the token spent, the link read, the session with its event.
+    await expectBudget(
+      'oauth/authenticate → session',
+      { statements: 4, round_trips: 4 },
+      async () => {
+        const r = await call('POST', '/v1/auth/oauth/authenticate', { token: first, session_expires_in: 60 });
+        expect(r.session_jwt).toBeTruthy();
+        expect(r.user_created).toBe(true);
+      },
+      true,
+    );
+    // The state spent, the link found, the flow's token (before: none of the three prepared).
+    const again = await signIn('oauth/callback (returning user)', { statements: 3, round_trips: 3 }, true);
+    const r = await call('POST', '/v1/auth/oauth/authenticate', { token: again, session_expires_in: 60 });
+    expect(r.user_created).toBe(false);
   });
 });

@@ -138,6 +138,9 @@ const linkData = (l: OAuthLinkRecord) => ({
   issuer: l.issuer,
 });
 
+const passwordCreated = (p: { app_id: string; user_id: string }, source: string) =>
+  one(p.app_id, 'password.created', { user_id: p.user_id, source });
+
 const userCreated = (u: UserRecord) => one(u.app_id, 'user.created', { user_id: u.id, status: u.status });
 
 const walletCreated = (w: WalletRecord) =>
@@ -314,8 +317,9 @@ export const writeRules: WriteRules = {
   },
   passwords: {
     insert: {
-      events: (r, p, source) =>
-        r.inserted ? one(p.app_id, 'password.created', { user_id: p.user_id, source }) : none,
+      events: (r, p, source) => (r.inserted ? passwordCreated(p, source) : none),
+      // A sign-up's password: one statement, not begin, the insert, its event and commit.
+      together: { method: 'insertWithEvents', expected: passwordCreated },
     },
     replace: {
       events: (p, _appId, _userId, _hash, _now, reason) =>
@@ -325,6 +329,11 @@ export const writeRules: WriteRules = {
   oauth: {
     insertLink: {
       events: (r) => (r.inserted ? one(r.link.app_id, 'user.oauth_linked', linkData(r.link)) : none),
+      // Inserted, the stored link is the one passed in: its event rides the insert.
+      together: {
+        method: 'insertLinkWithEvents',
+        expected: (l) => one(l.app_id, 'user.oauth_linked', linkData(l)),
+      },
     },
     deleteLink: {
       events: (l) => (l ? one(l.app_id, 'user.oauth_unlinked', linkData(l)) : none),

@@ -1,3 +1,8 @@
+import type { Storage } from '../ports/storage.js';
+
+/** An event as storage writes it, named through the port: events/ imports this folder. */
+type EventRecord = Parameters<Storage['events']['insert']>[0];
+
 /**
  * One sign-in through a provider, from `start` to `authenticate`. The row is made at `start`
  * (the state sent to the provider, hashed), its state is spent once by the callback, which then
@@ -98,6 +103,11 @@ export interface OAuthRepo {
    * written and the existing link is returned (so of concurrent inserts exactly one wins).
    */
   insertLink(link: OAuthLinkRecord): Promise<{ inserted: boolean; link: OAuthLinkRecord }>;
+  /** Optional: `insertLink` and, only when it inserted, the events it implies, in one atomic step. */
+  insertLinkWithEvents?(
+    link: OAuthLinkRecord,
+    events: EventRecord[],
+  ): Promise<{ inserted: boolean; link: OAuthLinkRecord }>;
   updateLink(appId: string, linkId: string, update: OAuthLinkUpdate): Promise<OAuthLinkRecord | null>;
   /** Removes the App's link; returns it, or null when there was none. */
   deleteLink(appId: string, linkId: string): Promise<OAuthLinkRecord | null>;

@@ -1,3 +1,8 @@
+import type { Storage } from '../ports/storage.js';
+
+/** An event as storage writes it, named through the port: events/ imports this folder. */
+type EventRecord = Parameters<Storage['events']['insert']>[0];
+
 /** A user's password: one per user, stored as the hasher's PHC string (or an imported hash). */
 export interface PasswordRecord {
   app_id: string;
@@ -27,6 +32,12 @@ export interface PasswordRepo {
   get(appId: string, userId: string): Promise<PasswordRecord | null>;
   /** Stores the user's first password; `inserted: false` (and nothing written) when it has one. */
   insert(password: PasswordRecord, source: PasswordSource): Promise<{ inserted: boolean }>;
+  /** Optional: `insert` and, only when it inserted, the events it implies, in one atomic step. */
+  insertWithEvents?(
+    password: PasswordRecord,
+    source: PasswordSource,
+    events: EventRecord[],
+  ): Promise<{ inserted: boolean }>;
   /**
    * Replaces the user's password hash at `now` and clears the count and lock. Returns the
    * record, or null when the user has no password.

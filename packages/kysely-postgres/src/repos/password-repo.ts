@@ -3,6 +3,7 @@ import { type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, PasswordsTable } from '../database.js';
 import { defineStatement, type Statements } from '../prepared-statements.js';
 import { toNullableSeconds, toSeconds } from './columns.js';
+import { writeWithEvents } from './event-repo.js';
 
 const toRecord = (row: Selectable<PasswordsTable>): PasswordRecord => ({
   app_id: row.app_id,
@@ -61,6 +62,21 @@ export const succeeded = defineStatement(
 );
 
 export function kyselyPasswordRepo(db: LatchkeyDb, statements: Statements): PasswordRepo {
+  // A user's first password: the primary key decides a race, and a second is not an error.
+  const insertPassword = (p: PasswordRecord) =>
+    db
+      .insertInto('passwords')
+      .values({
+        app_id: p.app_id,
+        user_id: p.user_id,
+        hash: p.hash,
+        failed_attempts: p.failed_attempts,
+        locked_until: p.locked_until,
+        created_at: p.created_at,
+        updated_at: p.updated_at,
+      })
+      .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
+      .returning('user_id');
   return {
     async get(appId, userId) {
       const row = await db
@@ -73,21 +89,11 @@ export function kyselyPasswordRepo(db: LatchkeyDb, statements: Statements): Pass
     },
 
     async insert(p) {
-      const row = await db
-        .insertInto('passwords')
-        .values({
-          app_id: p.app_id,
-          user_id: p.user_id,
-          hash: p.hash,
-          failed_attempts: p.failed_attempts,
-          locked_until: p.locked_until,
-          created_at: p.created_at,
-          updated_at: p.updated_at,
-        })
-        .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
-        .returning('user_id')
-        .executeTakeFirst();
-      return { inserted: row !== undefined };
+      return { inserted: (await insertPassword(p).executeTakeFirst()) !== undefined };
+    },
+
+    async insertWithEvents(p, _source, events) {
+      return { inserted: (await writeWithEvents(db, insertPassword(p), events)).length > 0 };
     },
 
     async replace(appId, userId, hash, now) {
