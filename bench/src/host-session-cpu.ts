@@ -97,7 +97,7 @@ async function startBuild(tree: string | undefined, suffix: string, env: NodeJS.
   );
   const publicKey = { authorization: `Bearer ${public_token}` };
   const run = `${Date.now().toString(36)}${suffix.length}`;
-  const sent = { otp: 0, link: 0 };
+  const sent = { otp: 0, link: 0, ceiling: 0 };
   const rows: Array<[Target, Child<unknown>]> = [
     // The host process's own route with no middleware, the same bearer header: what embedding costs.
     [
@@ -155,6 +155,21 @@ async function startBuild(tree: string | undefined, suffix: string, env: NodeJS.
       },
       server,
     ],
+    // The send's floor (sign-in-ceiling.ts): the same two statements' worth of rows, none of
+    // Latchkey's request path. Where the send's CPU goes beyond it is Latchkey's own.
+    ...(process.env.DATABASE_URL
+      ? [
+          [
+            {
+              name: `magic-link send ceiling${suffix}`,
+              url: `${host.info.url}/ceiling/magic-link-send`,
+              method: 'POST',
+              nextBody: () => ({ email: `cpu.ceiling.${run}.${sent.ceiling++}@example.com` }),
+            },
+            host,
+          ] as [Target, Child<unknown>],
+        ]
+      : []),
     [
       {
         name: `authenticate token${suffix}`,
