@@ -6,11 +6,18 @@ type AnyMethod = (...args: unknown[]) => Promise<unknown>;
 type AnyRule = {
   when?: (...args: unknown[]) => boolean;
   events: (result: unknown, ...args: unknown[]) => ImpliedEvent[];
-  together?: { method: string; expected: (...args: unknown[]) => ImpliedEvent[] };
+  together?: { method: string; expected: (...args: unknown[]) => ImpliedEvent[]; dataFromRow?: true };
 };
 
 const sameEvent = (a: ImpliedEvent, b: ImpliedEvent) =>
   a.type === b.type && a.app_id === b.app_id && JSON.stringify(a.data) === JSON.stringify(b.data);
+
+/** The events a repo built from its written row: each implied event under its expected id and time. */
+const withRowData = (expected: EventRecord[], implied: ImpliedEvent[]): EventRecord[] =>
+  implied.flatMap((i) => {
+    const e = expected.find((x) => x.type === i.type && x.app_id === i.app_id);
+    return e ? [{ ...e, data: i.data }] : [];
+  });
 
 /**
  * A Storage that writes an event beside each write `rules` names, in that write's transaction
@@ -50,7 +57,9 @@ export function recordingStorage(
             // The repo wrote those of the expected events that the write implies (all or none,
             // unless the rule's `expected` offers alternatives, as a verdict's events do).
             const implied = rule.events(result, ...args);
-            const events = expected.filter((e) => implied.some((i) => sameEvent(i, e)));
+            const events = rule.together!.dataFromRow
+              ? withRowData(expected, implied)
+              : expected.filter((e) => implied.some((i) => sameEvent(i, e)));
             if (pending) pending.push(...events);
             else if (events.length > 0) committed(events);
             return result;

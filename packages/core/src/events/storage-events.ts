@@ -27,8 +27,14 @@ interface WriteRule<M extends Method> {
    * write implies in one step (one SQL statement, not a transaction of several). `expected` may
    * offer alternatives (one per outcome); the repo's method documents how it picks among them.
    * A repo without `method` gets the transaction.
+   *
+   * `dataFromRow`: the events' data comes from the row the write changes, which the arguments do
+   * not hold (a contact marked verified). `expected`'s events then carry an empty `data`: the repo
+   * builds each one's data in its statement from the row it wrote, as `events` builds it from the
+   * result, and writes them only when the write matched a row. What was written is `events`'
+   * events under the ids and times `expected` gave, paired by App and type.
    */
-  together?: { method: string; expected: (...args: Parameters<M>) => ImpliedEvent[] };
+  together?: { method: string; expected: (...args: Parameters<M>) => ImpliedEvent[]; dataFromRow?: true };
 }
 
 export type WriteRules = {
@@ -94,6 +100,11 @@ const contactRules = (noun: 'email' | 'phone_number', idField: 'email_id' | 'pho
     },
     markVerified: {
       events: (c: ContactRecord | null) => (c ? one(c.app_id, `${noun}.verified`, data(c)) : none),
+      together: {
+        method: 'markVerifiedWithEvents',
+        expected: (appId: string) => one(appId, `${noun}.verified`, {}),
+        dataFromRow: true as const,
+      },
     },
     delete: {
       events: (c: ContactRecord | null) => (c ? one(c.app_id, `${noun}.removed`, data(c)) : none),

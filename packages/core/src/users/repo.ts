@@ -101,6 +101,17 @@ export interface ContactRepo {
   findByAddress(appId: string, address: string): Promise<ContactRecord | null>;
   listByUser(appId: string, userId: string): Promise<ContactRecord[]>;
   markVerified(appId: string, id: string, at: number): Promise<ContactRecord | null>;
+  /**
+   * Optional: `markVerified` and, only when it matched a contact, `events` in one atomic step,
+   * each with its `data` (given empty) built from the updated contact as the contact's
+   * `….verified` event's is: `user_id`, the contact's id and its address.
+   */
+  markVerifiedWithEvents?(
+    appId: string,
+    id: string,
+    at: number,
+    events: EventRecord[],
+  ): Promise<ContactRecord | null>;
   /** Deletes and returns the record, or null when there was none. */
   delete(appId: string, id: string): Promise<ContactRecord | null>;
 }

@@ -137,14 +137,40 @@ export const byAddress = defineStatement(
   (table) => table,
 );
 
+const verify = (db: LatchkeyDb, table: ContactTable, at: number, appId: string, id: string) =>
+  db
+    .updateTable(table)
+    .set({ verified_at: at })
+    .where('app_id', '=', appId)
+    .where('id', '=', id)
+    .returning(CONTACT_COLUMNS);
+
 export const markVerified = defineStatement(
-  (db, [at, appId, id]: [number, string, string], table: ContactTable) =>
-    db
-      .updateTable(table)
-      .set({ verified_at: at })
-      .where('app_id', '=', appId)
-      .where('id', '=', id)
-      .returning(CONTACT_COLUMNS),
+  (db, [at, appId, id]: [number, string, string], table: ContactTable) => verify(db, table, at, appId, id),
+  (table) => table,
+);
+
+/**
+ * The keys of a contact's events' data, as core's write rules name them: the user, the contact's
+ * id, its address. They must match core's so that the row this statement writes is the event
+ * the events layer reports (the tests compare the two paths' events).
+ */
+const EVENT_KEYS = {
+  emails: { id: 'email_id', address: 'email' },
+  phone_numbers: { id: 'phone_id', address: 'phone_number' },
+} as const satisfies Record<ContactTable, { id: string; address: string }>;
+
+/**
+ * The contact marked verified and its event in ONE statement (instead of begin, the update, the
+ * event's insert and commit): the event's data is built from the updated row, so an id that
+ * matches no contact writes no event.
+ */
+export const markVerifiedWithEvents = defineStatement(
+  (db, [at, appId, id, events]: [number, string, string, string], table: ContactTable) => {
+    const keys = EVENT_KEYS[table];
+    const data = sql`jsonb_build_object('user_id', written.user_id, ${sql.lit(keys.id)}::text, written.id, ${sql.lit(keys.address)}::text, written.address)`;
+    return withEvents(db, verify(db, table, at, appId, id), events, sql<boolean>`true`, undefined, data);
+  },
   (table) => table,
 );
 
@@ -289,6 +315,11 @@ export function kyselyContactRepo(db: LatchkeyDb, statements: Statements, table:
 
     async markVerified(appId, id, at) {
       const [row] = await statements.run(markVerified, [at, appId, id], table);
+      return row ? toContactRecord(row) : null;
+    },
+
+    async markVerifiedWithEvents(appId, id, at, events) {
+      const [row] = await statements.run(markVerifiedWithEvents, [at, appId, id, eventsParam(events)], table);
       return row ? toContactRecord(row) : null;
     },
 

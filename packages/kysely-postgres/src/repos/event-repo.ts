@@ -88,7 +88,9 @@ export const eventsParam = (events: EventRecord[]): string =>
  * text is the same for any events); absent, no events are written. `which`: a condition on
  * `written` (the write's rows) and `v` (an event's row) naming the events to write, when `events`
  * are alternatives; by default all of them. `before`: CTEs (`name as (…), …`) that `write`
- * reads, for writes no single statement makes.
+ * reads, for writes no single statement makes. `data`: a jsonb expression over `written`'s row
+ * that replaces each event's given data, for events whose data is the written row's (an UPDATE's
+ * columns the caller could not know); an event is then written for each row `which` holds for.
  */
 export function withEvents<Row>(
   db: LatchkeyDb,
@@ -96,13 +98,17 @@ export function withEvents<Row>(
   events: string | undefined,
   which: RawBuilder<boolean> = sql<boolean>`true`,
   before?: RawBuilder<unknown>,
+  data?: RawBuilder<unknown>,
 ): RawBuilder<Row> {
   if (events === undefined) return before ? sql<Row>`with ${before} ${write}` : sql<Row>`${write}`;
+  const given = sql`jsonb_to_recordset(${events}::jsonb) as v (id text, app_id text, type text, data jsonb, created_at bigint)`;
   const newEvents = db
     .insertInto('events')
     .columns(['id', 'app_id', 'type', 'data', 'created_at'])
     .expression(
-      sql`select v.id, v.app_id, v.type, v.data, v.created_at from jsonb_to_recordset(${events}::jsonb) as v (id text, app_id text, type text, data jsonb, created_at bigint) where exists (select 1 from written where ${which})`,
+      data
+        ? sql`select v.id, v.app_id, v.type, ${data}, v.created_at from ${given} cross join written where ${which}`
+        : sql`select v.id, v.app_id, v.type, v.data, v.created_at from ${given} where exists (select 1 from written where ${which})`,
     )
     .returning(['id', 'app_id', 'type', 'created_at']);
   const newDeliveries = db
