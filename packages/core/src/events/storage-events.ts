@@ -32,7 +32,9 @@ interface WriteRule<M extends Method> {
    * not hold (a contact marked verified). `expected`'s events then carry an empty `data`: the repo
    * builds each one's data in its statement from the row it wrote, as `events` builds it from the
    * result, and writes them only when the write matched a row. What was written is `events`'
-   * events under the ids and times `expected` gave, paired by App and type.
+   * events under the ids and times `expected` gave, paired by App and type. Only for a write that
+   * changes at most one row (a primary key's update) and implies at most one event of a type:
+   * each given id is written once.
    */
   together?: { method: string; expected: (...args: Parameters<M>) => ImpliedEvent[]; dataFromRow?: true };
 }

@@ -90,7 +90,8 @@ export const eventsParam = (events: EventRecord[]): string =>
  * are alternatives; by default all of them. `before`: CTEs (`name as (…), …`) that `write`
  * reads, for writes no single statement makes. `data`: a jsonb expression over `written`'s row
  * that replaces each event's given data, for events whose data is the written row's (an UPDATE's
- * columns the caller could not know); an event is then written for each row `which` holds for.
+ * columns the caller could not know); an event is then written for each row `which` holds for, so
+ * `write` must change at most one row (each event's id is given once).
  */
 export function withEvents<Row>(
   db: LatchkeyDb,
