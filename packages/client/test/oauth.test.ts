@@ -48,6 +48,21 @@ afterAll(async () => {
 /** A new account at the provider for one test, and the browser's trip through it. */
 const { account, landingUrl } = providerTrip(latchkey, () => provider, 'example.com');
 
+/** Runs `fn` with a browser tab's sessionStorage (a Map it can inspect), then takes it away. */
+async function inATab(fn: (tab: Map<string, string>) => Promise<void>) {
+  const tab = new Map<string, string>();
+  globalThis.sessionStorage = {
+    getItem: (k: string) => tab.get(k) ?? null,
+    setItem: (k: string, v: string) => void tab.set(k, v),
+    removeItem: (k: string) => void tab.delete(k),
+  } as Storage;
+  try {
+    await fn(tab);
+  } finally {
+    Reflect.deleteProperty(globalThis, 'sessionStorage');
+  }
+}
+
 describe('@latchkey/client oauth', () => {
   it('startUrl: the start route with the public token, the redirects and an S256 challenge of the verifier it keeps', async () => {
     const lk = client();
@@ -155,13 +170,7 @@ describe('@latchkey/client oauth', () => {
   });
 
   it("in a browser tab: the landing page's client finds the verifier in sessionStorage under the storage key, and it is gone after use", async () => {
-    const tab = new Map<string, string>();
-    globalThis.sessionStorage = {
-      getItem: (k: string) => tab.get(k) ?? null,
-      setItem: (k: string, v: string) => void tab.set(k, v),
-      removeItem: (k: string) => void tab.delete(k),
-    } as Storage;
-    try {
+    await inATab(async (tab) => {
       const signInPage = createLatchkeyClient({
         publicToken: app.public_token,
         baseUrl,
@@ -190,19 +199,11 @@ describe('@latchkey/client oauth', () => {
       expect(await landingPage.oauth.handleRedirect(back)).toMatchObject({ user_created: true });
       expect(tab.size).toBe(0);
       landingPage.close();
-    } finally {
-      Reflect.deleteProperty(globalThis, 'sessionStorage');
-    }
+    });
   });
 
   it("a redirect carrying an error ends that sign-in: the tab's verifier is forgotten", async () => {
-    const tab = new Map<string, string>();
-    globalThis.sessionStorage = {
-      getItem: (k: string) => tab.get(k) ?? null,
-      setItem: (k: string, v: string) => void tab.set(k, v),
-      removeItem: (k: string) => void tab.delete(k),
-    } as Storage;
-    try {
+    await inATab(async (tab) => {
       const lk = client();
       await lk.oauth.startUrl('local');
       expect(tab.size).toBe(1);
@@ -211,9 +212,7 @@ describe('@latchkey/client oauth', () => {
       });
       expect(tab.size).toBe(0);
       lk.close();
-    } finally {
-      Reflect.deleteProperty(globalThis, 'sessionStorage');
-    }
+    });
   });
 
   it('a signed-in client links the provider to its user: the session rides on the start URL', async () => {
