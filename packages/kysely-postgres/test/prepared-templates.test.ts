@@ -183,6 +183,8 @@ const cases: Case[] = [
   ['oauth token use', oauth.tokenUse, ['a', 'th']],
   ['oauth link', oauth.linkById, ['a', 'l']],
   ['user', users.byId, ['a', 'u']],
+  ['user with methods', users.withMethods, ['a', 'u']],
+  ['oauth links of a user', oauth.linksOfUser, ['a', 'u']],
   ['event', insertEvent, [events]],
   ['totp for user', totps.forUser, ['a', 'u']],
   ['totp code check', totps.codeCheck, [5, 900, 'a', 't', 600]],

@@ -402,6 +402,30 @@ describe.each(targets)('statements per sign-in request on $name', ({ name, open 
     );
   });
 
+  it('users/get: the user with their methods and sign-in links', async () => {
+    const { user_id } = await call('POST', '/v1/auth/users', { email: 'read@example.com' }, secretKey);
+    await call('POST', '/v1/wallets/create', { user_id, wallet_type: 'solana' }, secretKey);
+    let user: { emails: { email: string }[]; wallets: { wallet_type: string }[] } | undefined;
+    // The user with their lists in one statement and their OAuth links beside it, both prepared
+    // (before: neither, and planning the first cost Postgres more than running it).
+    await expectBudget(
+      'GET users/{id}',
+      { statements: 2, round_trips: 2 },
+      async () => {
+        const res = await latchkey.fetch(
+          new Request(`http://latchkey.test/v1/auth/users/${user_id}`, {
+            headers: { authorization: `Bearer ${secretKey}` },
+          }),
+        );
+        expect(res.status).toBe(200);
+        user = (await res.json()) as typeof user;
+      },
+      true,
+    );
+    expect(user?.emails.map((e) => e.email)).toEqual(['read@example.com']);
+    expect(user?.wallets.map((w) => w.wallet_type)).toEqual(['solana']);
+  });
+
   it('passkey: begin a discoverable sign-in', async () => {
     await expectBudget('webauthn/authentications/begin', { statements: 3, round_trips: 3 }, () =>
       call('POST', '/v1/auth/webauthn/authentications/begin', { domain: 'localhost' }),

@@ -203,6 +203,17 @@ export const linkById = defineStatement((db, [appId, linkId]: [string, string]) 
   db.selectFrom('oauth_links').select(LINK_COLUMNS).where('app_id', '=', appId).where('id', '=', linkId),
 );
 
+/** A user's links, oldest first: read with the user on every users/get, so prepared. */
+export const linksOfUser = defineStatement((db, [appId, userId]: [string, string]) =>
+  db
+    .selectFrom('oauth_links')
+    .select(LINK_COLUMNS)
+    .where('app_id', '=', appId)
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id'),
+);
+
 /** Why a spend's UPDATE matched nothing, from the row as it now is (`undefined`: no such row). */
 const refusal = (usedAt: string | number | bigint | null | undefined): OAuthTaken =>
   usedAt === undefined
@@ -210,7 +221,6 @@ const refusal = (usedAt: string | number | bigint | null | undefined): OAuthTake
     : { ok: false, reason: usedAt === null ? 'expired' : 'used' };
 
 export function kyselyOAuthRepo(db: LatchkeyDb, statements: Statements): OAuthRepo {
-  const links = db.selectFrom('oauth_links').selectAll();
   const getLink = async (appId: string, linkId: string) => {
     const [row] = await statements.run(linkById, [appId, linkId]);
     return row ? toLink(row) : null;
@@ -307,12 +317,7 @@ export function kyselyOAuthRepo(db: LatchkeyDb, statements: Statements): OAuthRe
     getLink,
 
     async listLinks(appId, userId) {
-      const rows = await links
-        .where('app_id', '=', appId)
-        .where('user_id', '=', userId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
+      const rows = await statements.run(linksOfUser, [appId, userId]);
       return rows.map(toLink);
     },
 
