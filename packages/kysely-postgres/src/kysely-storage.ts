@@ -104,7 +104,7 @@ function bind(
     wallets: withStorageErrors(kyselyWalletRepo(db, statements)),
     seeds: withStorageErrors(kyselySeedRepo(db)),
     totps: withStorageErrors(kyselyTotpRepo(db, statements)),
-    webauthn: withStorageErrors(kyselyWebAuthnRepo(db)),
+    webauthn: withStorageErrors(kyselyWebAuthnRepo(db, statements)),
     walletChallenges: withStorageErrors(kyselyWalletChallengeRepo(db, statements)),
     walletPolicies: withStorageErrors(kyselyWalletPolicyRepo(db)),
     walletSpends: withStorageErrors(kyselyWalletSpendRepo(db)),

@@ -21,6 +21,7 @@ import * as totps from '../src/repos/totp-repo.js';
 import * as users from '../src/repos/user-repo.js';
 import * as walletChallenges from '../src/repos/wallet-challenge-repo.js';
 import * as wallets from '../src/repos/wallet-repo.js';
+import * as webauthn from '../src/repos/webauthn-repo.js';
 
 /**
  * A statement compiled once must be, on every call, the statement Kysely would build for that
@@ -198,6 +199,16 @@ const cases: Case[] = [
   ['wallet challenge by nonce', walletChallenges.byNonce, ['a', 'n']],
   ['wallet challenges expired', walletChallenges.deleteExpired, ['a', 10]],
   ['wallet by address', wallets.byAddress, ['a', 'ethereum', '0xab']],
+  ['wallets of an App', wallets.walletPage, ['a', undefined, undefined, 101], { user: false, after: false }],
+  ['wallets of an App, after', wallets.walletPage, ['a', undefined, 'w', 11], { user: false, after: true }],
+  ['wallets of a user', wallets.walletPage, ['a', 'u', undefined, 101], { user: true, after: false }],
+  ['wallets of a user, after', wallets.walletPage, ['a', 'u', 'w', 2], { user: true, after: true }],
+  [
+    'passkey challenge insert',
+    webauthn.insertChallenge,
+    ['c', 'a', null, 'h', 'authentication', 'localhost', 'preferred', null, 9, null, 1],
+  ],
+  ['passkey challenges expired', webauthn.deleteExpiredChallenges, ['a', 10]],
   ['default wallet and seed', walletStatements.defaultWalletAndSeed, ['a', 'u', 'ethereum']],
   [
     'seed and wallet insert',

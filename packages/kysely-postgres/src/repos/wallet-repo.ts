@@ -75,6 +75,24 @@ export const byAddress = defineStatement((db, [appId, walletType, address]: [str
     .where('public_address', '=', address),
 );
 
+/**
+ * A page of the App's wallets, or of one user's, by id after the cursor: prepared, one text for
+ * each of the four shapes (planning the unnamed statement cost Postgres more than running it).
+ */
+export const walletPage = defineStatement(
+  (
+    db,
+    [appId, userId, after, limit]: [string, string | undefined, string | undefined, number],
+    shape: { user: boolean; after: boolean },
+  ) => {
+    let query = db.selectFrom('wallets').selectAll().where('app_id', '=', appId);
+    if (shape.user) query = query.where('user_id', '=', userId!);
+    if (shape.after) query = query.where('id', '>', after!);
+    return query.orderBy('id').limit(limit);
+  },
+  (shape) => `${shape.user ? 'user' : 'app'}${shape.after ? ', after' : ''}`,
+);
+
 export function kyselyWalletRepo(db: LatchkeyDb, statements: Statements): WalletRepo {
   const getDefault = async (appId: string, userId: string, walletType: WalletType) => {
     const row = await db
@@ -192,14 +210,11 @@ export function kyselyWalletRepo(db: LatchkeyDb, statements: Statements): Wallet
     get: (appId, walletId) => get({ appId, walletId }),
 
     async list(appId, { userId, limit, after }) {
-      let query = db.selectFrom('wallets').selectAll().where('app_id', '=', appId);
-      if (userId !== undefined) query = query.where('user_id', '=', userId);
-      if (after !== undefined) query = query.where('id', '>', after);
       // One row past the page says whether another page follows.
-      const rows = await query
-        .orderBy('id')
-        .limit(limit + 1)
-        .execute();
+      const rows = await statements.run(walletPage, [appId, userId, after, limit + 1], {
+        user: userId !== undefined,
+        after: after !== undefined,
+      });
       const page = rows.slice(0, limit).map(toWallet);
       return { wallets: page, next_cursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null };
     },

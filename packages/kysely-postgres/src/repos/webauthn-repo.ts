@@ -7,8 +7,9 @@ import type {
   WebAuthnCredentialRecord,
   WebAuthnRepo,
 } from '@latchkey/core';
-import { type Selectable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { LatchkeyDb, WebAuthnChallengesTable, WebAuthnCredentialsTable } from '../database.js';
+import { defineStatement, type Statements } from '../prepared-statements.js';
 import { fromJson, toJson, toNullableSeconds, toSeconds } from './columns.js';
 
 export const toCredential = (row: Selectable<WebAuthnCredentialsTable>): WebAuthnCredentialRecord => ({
@@ -43,25 +44,42 @@ const toChallenge = (row: Selectable<WebAuthnChallengesTable>): WebAuthnChalleng
   created_at: toSeconds(row.created_at),
 });
 
-export function kyselyWebAuthnRepo(db: LatchkeyDb): WebAuthnRepo {
+const CHALLENGE_COLUMNS = [
+  'id',
+  'app_id',
+  'user_id',
+  'challenge_hash',
+  'ceremony',
+  'rp_id',
+  'user_verification',
+  'authenticator_type',
+  'expires_at',
+  'used_at',
+  'created_at',
+] as const satisfies ReadonlyArray<keyof WebAuthnChallengesTable>;
+
+// Every passkey begin writes a challenge and clears the App's expired ones: both prepared.
+
+/** A challenge's values in CHALLENGE_COLUMNS' order. */
+export const insertChallenge = defineStatement((db, row: unknown[]) =>
+  db
+    .insertInto('webauthn_challenges')
+    .values(
+      Object.fromEntries(CHALLENGE_COLUMNS.map((c, i) => [c, row[i]])) as Insertable<WebAuthnChallengesTable>,
+    ),
+);
+
+export const deleteExpiredChallenges = defineStatement((db, [appId, before]: [string, number]) =>
+  db.deleteFrom('webauthn_challenges').where('app_id', '=', appId).where('expires_at', '<', before),
+);
+
+export function kyselyWebAuthnRepo(db: LatchkeyDb, statements: Statements): WebAuthnRepo {
   return {
     async insertChallenge(c) {
-      await db
-        .insertInto('webauthn_challenges')
-        .values({
-          id: c.id,
-          app_id: c.app_id,
-          user_id: c.user_id,
-          challenge_hash: c.challenge_hash,
-          ceremony: c.ceremony,
-          rp_id: c.rp_id,
-          user_verification: c.user_verification,
-          authenticator_type: c.authenticator_type,
-          expires_at: c.expires_at,
-          used_at: c.used_at,
-          created_at: c.created_at,
-        })
-        .execute();
+      await statements.run(
+        insertChallenge,
+        CHALLENGE_COLUMNS.map((column) => c[column]),
+      );
     },
 
     async consumeChallenge(appId, challengeHash, ceremony, now) {
@@ -98,11 +116,7 @@ export function kyselyWebAuthnRepo(db: LatchkeyDb): WebAuthnRepo {
     },
 
     async deleteExpiredChallenges(appId, before) {
-      await db
-        .deleteFrom('webauthn_challenges')
-        .where('app_id', '=', appId)
-        .where('expires_at', '<', before)
-        .execute();
+      await statements.run(deleteExpiredChallenges, [appId, before]);
     },
 
     async insertCredential(c) {
