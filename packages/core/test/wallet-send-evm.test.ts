@@ -553,6 +553,59 @@ describe('faults', () => {
     }
   });
 
+  it('a broadcast the node already holds is submitted, whatever its words for that (anvil: already imported)', async () => {
+    // What a concurrent send with the same idempotency key does: it finds the first one's row
+    // signed, the first one's broadcast already in the node's mempool, and broadcasts it again.
+    const { t, wallet, send, read } = await fundedApp();
+    const to = recipient();
+    const repo = t.storage.walletTransactions;
+    const { transaction } = await repo.insertWithNextNonce(
+      newSendRow({
+        id: 'wtx_twice',
+        app_id: t.app_id,
+        wallet_id: wallet.id,
+        chain_id: String(CHAIN_ID),
+        to,
+        value: '5',
+        gas_limit: '21000',
+        max_fee_per_gas: '5000000000',
+        max_priority_fee_per_gas: '1000000000',
+        idempotency_key: 'pay-once',
+        now: t.clock.now() / 1000,
+      }),
+      0,
+    );
+    const signed = await t.call('POST', `/v1/wallets/${wallet.id}/sign_transaction`, {
+      eth_transaction: {
+        chain_id: String(CHAIN_ID),
+        to,
+        value: '5',
+        nonce: String(transaction.nonce),
+        gas_limit: '21000',
+        max_fee_per_gas: '5000000000',
+        max_priority_fee_per_gas: '1000000000',
+      },
+    });
+    expect(signed.status).toBe(200);
+    await repo.transition(t.app_id, 'wtx_twice', ['preparing'], {
+      status: 'signed',
+      raw_transaction: signed.body.signed_transaction,
+      transaction_hash: signed.body.transaction_hash,
+    });
+    await provider.send('evm_setAutomine', [false]);
+    try {
+      await provider.broadcastTransaction(signed.body.signed_transaction);
+      const again = await send({ to, value: '5' }, { idempotency_key: 'pay-once' });
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ transaction_id: 'wtx_twice', status: 'submitted' });
+      await provider.send('evm_mine', []);
+    } finally {
+      await provider.send('evm_setAutomine', [true]);
+    }
+    expect(await provider.getBalance(to)).toBe(5n);
+    expect((await read('wtx_twice')).body.status).toBe('confirmed');
+  });
+
   it('recovers what a process killed mid-send left: a nonce never signed is reused, a signed transaction is broadcast', async () => {
     const { t, wallet, send } = await fundedApp();
     // A process that died after taking a nonce and before signing: its row stays `preparing`.

@@ -190,11 +190,12 @@ export function walletTransactionService(
     }
     if (!('refusal' in answer)) return submitted();
     const words = answer.refusal.message.toLowerCase();
-    // Sent before (a retried broadcast): the node has it.
+    // Sent before (a retried broadcast, or a concurrent send with the same idempotency key): the
+    // node has it. Nodes word this differently (geth "already known", anvil "already imported"),
+    // and a transaction mined since reads as "nonce too low": whatever the words, a refusal of a
+    // transaction the node holds is not a failure, so its hash is asked before giving up.
     if (words.includes('already known') || words.includes('known transaction')) return submitted();
-    // Our own transaction may be the one that used the nonce (broadcast again after it was mined).
-    if (words.includes('nonce too low') && (await nodeHolds(node, t.transaction_hash!).catch(() => false)))
-      return submitted();
+    if (await nodeHolds(node, t.transaction_hash!).catch(() => false)) return submitted();
     const error = refusalError(node, 'eth_sendRawTransaction', answer.refusal);
     await giveUp(t, ['signed'], error.message);
     throw error;
