@@ -485,6 +485,94 @@ describe('replacing a transaction anvil holds in its mempool (auto-mining off)',
  * `eth_sendRawTransaction` after forwarding it: the node got the transaction, the sender never
  * hears so.
  */
+/**
+ * A send's row as a process leaves it between signing and broadcasting: nonce taken, signed by
+ * the wallet, stored `signed` under an idempotency key; the raw bytes not sent to the node.
+ */
+async function signedRow(
+  t: Awaited<ReturnType<typeof fundedApp>>['t'],
+  walletId: string,
+  id: string,
+  key: string,
+) {
+  const to = recipient();
+  const fields = {
+    gas_limit: '21000',
+    max_fee_per_gas: '5000000000',
+    max_priority_fee_per_gas: '1000000000',
+  };
+  const repo = t.storage.walletTransactions;
+  const { transaction } = await repo.insertWithNextNonce(
+    newSendRow({
+      id,
+      app_id: t.app_id,
+      wallet_id: walletId,
+      chain_id: String(CHAIN_ID),
+      to,
+      value: '5',
+      ...fields,
+      idempotency_key: key,
+      now: t.clock.now() / 1000,
+    }),
+    0,
+  );
+  const signed = await t.call('POST', `/v1/wallets/${walletId}/sign_transaction`, {
+    eth_transaction: {
+      chain_id: String(CHAIN_ID),
+      to,
+      value: '5',
+      nonce: String(transaction.nonce),
+      ...fields,
+    },
+  });
+  expect(signed.status).toBe(200);
+  await repo.transition(t.app_id, id, ['preparing'], {
+    status: 'signed',
+    raw_transaction: signed.body.signed_transaction,
+    transaction_hash: signed.body.transaction_hash,
+  });
+  return { to, raw: signed.body.signed_transaction as string };
+}
+
+/**
+ * A node that refuses every broadcast in words Latchkey does not know and cannot be asked for a
+ * transaction (the connection drops); everything else goes to `target`.
+ */
+async function refusingProxy(target: string) {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    const call = JSON.parse(body.toString()) as { id: unknown; method: string };
+    if (call.method === 'eth_getTransactionByHash') return void res.destroy();
+    if (call.method === 'eth_sendRawTransaction')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: call.id,
+          error: { code: -32000, message: 'a refusal in no known words' },
+        }),
+      );
+    const upstream = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    res
+      .writeHead(upstream.status, { 'content-type': 'application/json' })
+      .end(Buffer.from(await upstream.arrayBuffer()));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
 async function cuttingProxy(target: string) {
   let cut = 0;
   const server = createServer(async (req, res) => {
@@ -557,44 +645,10 @@ describe('faults', () => {
     // What a concurrent send with the same idempotency key does: it finds the first one's row
     // signed, the first one's broadcast already in the node's mempool, and broadcasts it again.
     const { t, wallet, send, read } = await fundedApp();
-    const to = recipient();
-    const repo = t.storage.walletTransactions;
-    const { transaction } = await repo.insertWithNextNonce(
-      newSendRow({
-        id: 'wtx_twice',
-        app_id: t.app_id,
-        wallet_id: wallet.id,
-        chain_id: String(CHAIN_ID),
-        to,
-        value: '5',
-        gas_limit: '21000',
-        max_fee_per_gas: '5000000000',
-        max_priority_fee_per_gas: '1000000000',
-        idempotency_key: 'pay-once',
-        now: t.clock.now() / 1000,
-      }),
-      0,
-    );
-    const signed = await t.call('POST', `/v1/wallets/${wallet.id}/sign_transaction`, {
-      eth_transaction: {
-        chain_id: String(CHAIN_ID),
-        to,
-        value: '5',
-        nonce: String(transaction.nonce),
-        gas_limit: '21000',
-        max_fee_per_gas: '5000000000',
-        max_priority_fee_per_gas: '1000000000',
-      },
-    });
-    expect(signed.status).toBe(200);
-    await repo.transition(t.app_id, 'wtx_twice', ['preparing'], {
-      status: 'signed',
-      raw_transaction: signed.body.signed_transaction,
-      transaction_hash: signed.body.transaction_hash,
-    });
+    const { to, raw } = await signedRow(t, wallet.id, 'wtx_twice', 'pay-once');
     await provider.send('evm_setAutomine', [false]);
     try {
-      await provider.broadcastTransaction(signed.body.signed_transaction);
+      await provider.broadcastTransaction(raw);
       const again = await send({ to, value: '5' }, { idempotency_key: 'pay-once' });
       expect(again.status).toBe(200);
       expect(again.body).toMatchObject({ transaction_id: 'wtx_twice', status: 'submitted' });
@@ -604,6 +658,19 @@ describe('faults', () => {
     }
     expect(await provider.getBalance(to)).toBe(5n);
     expect((await read('wtx_twice')).body.status).toBe('confirmed');
+  });
+
+  it('a refused broadcast the node cannot be asked about is not given up: it stays signed for a retry', async () => {
+    const proxy = await refusingProxy(node.url);
+    try {
+      const { t, wallet, send } = await fundedApp(proxy.url);
+      const { to } = await signedRow(t, wallet.id, 'wtx_unknown', 'pay-later');
+      const again = await send({ to, value: '5' }, { idempotency_key: 'pay-later' });
+      expect(again.status).toBeGreaterThanOrEqual(500);
+      expect((await t.storage.walletTransactions.get(t.app_id, 'wtx_unknown'))!.status).toBe('signed');
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('recovers what a process killed mid-send left: a nonce never signed is reused, a signed transaction is broadcast', async () => {

@@ -193,16 +193,22 @@ export function walletTransactionService(
     // Sent before (a retried broadcast, or a concurrent send with the same idempotency key): the
     // node has it. Nodes word this differently (geth "already known", anvil "already imported"),
     // and a transaction mined since reads as "nonce too low": whatever the words, a refusal of a
-    // transaction the node holds is not a failure, so its hash is asked before giving up.
+    // transaction the node holds is not a failure, so its hash is asked before giving up. If the
+    // node cannot say, nothing is given up: the row stays signed for a retry with its key.
     if (words.includes('already known') || words.includes('known transaction')) return submitted();
-    if (await nodeHolds(node, t.transaction_hash!).catch(() => false)) return submitted();
+    if (await nodeHolds(node, t.transaction_hash!)) return submitted();
     const error = refusalError(node, 'eth_sendRawTransaction', answer.refusal);
     await giveUp(t, ['signed'], error.message);
     throw error;
   }
 
-  const nodeHolds = async (node: EvmNode, hash: string) =>
-    isRecord(await rpc(node, 'eth_getTransactionByHash', [hash]));
+  /** Whether the node holds this very transaction (its record names the hash asked for). */
+  const nodeHolds = async (node: EvmNode, hash: string) => {
+    const found = await rpc(node, 'eth_getTransactionByHash', [hash]);
+    return (
+      isRecord(found) && typeof found.hash === 'string' && found.hash.toLowerCase() === hash.toLowerCase()
+    );
+  };
 
   /**
    * Recovery for faults in other processes, before this send takes a nonce: a transaction left

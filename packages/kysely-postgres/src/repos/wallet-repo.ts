@@ -75,6 +75,27 @@ export const byAddress = defineStatement((db, [appId, walletType, address]: [str
     .where('public_address', '=', address),
 );
 
+// Named columns, not `*`: a prepared statement's result must keep its shape when a later
+// migration adds a column while the process runs.
+const WALLET_COLUMNS = [
+  'id',
+  'app_id',
+  'user_id',
+  'wallet_type',
+  'network',
+  'public_address',
+  'key_source',
+  'derivation_path',
+  'key_id',
+  'sealed_private_key',
+  'is_default',
+  'is_imported',
+  'is_read_only',
+  'verified',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof WalletsTable>;
+
 /**
  * A page of the App's wallets, or of one user's, by id after the cursor: prepared, one text for
  * each of the four shapes (planning the unnamed statement cost Postgres more than running it).
@@ -85,7 +106,7 @@ export const walletPage = defineStatement(
     [appId, userId, after, limit]: [string, string | undefined, string | undefined, number],
     shape: { user: boolean; after: boolean },
   ) => {
-    let query = db.selectFrom('wallets').selectAll().where('app_id', '=', appId);
+    let query = db.selectFrom('wallets').select(WALLET_COLUMNS).where('app_id', '=', appId);
     if (shape.user) query = query.where('user_id', '=', userId!);
     if (shape.after) query = query.where('id', '>', after!);
     return query.orderBy('id').limit(limit);
