@@ -1,7 +1,27 @@
 import { sql } from 'kysely';
-import type { LatchkeyDb } from './database.js';
+import type { LatchkeyDb, WalletsTable } from './database.js';
 import { defineStatement } from './prepared-statements.js';
 import { withEvents } from './repos/event-repo.js';
+
+/** Every column of `wallets`, in the table's order. */
+export const WALLET_COLUMNS = [
+  'id',
+  'app_id',
+  'user_id',
+  'wallet_type',
+  'network',
+  'public_address',
+  'key_source',
+  'derivation_path',
+  'key_id',
+  'sealed_private_key',
+  'is_default',
+  'is_imported',
+  'is_read_only',
+  'verified',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof WalletsTable>;
 
 /**
  * The two statements every signature sends (issue 35): its wallet read and its audit entry. Each
@@ -113,24 +133,7 @@ export const insertSeedAndWallet = defineStatement(
       .returning('id');
     const newWallet = db
       .insertInto('wallets')
-      .columns([
-        'id',
-        'app_id',
-        'user_id',
-        'wallet_type',
-        'network',
-        'public_address',
-        'key_source',
-        'derivation_path',
-        'key_id',
-        'sealed_private_key',
-        'is_default',
-        'is_imported',
-        'is_read_only',
-        'verified',
-        'created_at',
-        'updated_at',
-      ])
+      .columns(WALLET_COLUMNS)
       .expression(
         sql`select v.id, v.app_id, v.user_id, v.wallet_type, v.network, v.public_address, v.key_source, v.derivation_path, v.key_id, v.sealed_private_key, v.is_default, v.is_imported, v.is_read_only, v.verified, v.created_at, v.updated_at from jsonb_to_record(${wallet}::jsonb) as v (id text, app_id text, user_id text, wallet_type text, network text, public_address text, key_source text, derivation_path text, key_id text, sealed_private_key text, is_default boolean, is_imported boolean, is_read_only boolean, verified boolean, created_at bigint, updated_at bigint) join new_seed on new_seed.id = v.key_id`,
       )

@@ -14,6 +14,7 @@ import { defineStatement, type Statements } from '../prepared-statements.js';
 import {
   defaultWalletAndSeed,
   insertSeedAndWallet,
+  WALLET_COLUMNS,
   walletById,
   walletsByIds,
 } from '../prepared-wallet-statements.js';
@@ -75,30 +76,10 @@ export const byAddress = defineStatement((db, [appId, walletType, address]: [str
     .where('public_address', '=', address),
 );
 
-// Named columns, not `*`: a prepared statement's result must keep its shape when a later
-// migration adds a column while the process runs.
-const WALLET_COLUMNS = [
-  'id',
-  'app_id',
-  'user_id',
-  'wallet_type',
-  'network',
-  'public_address',
-  'key_source',
-  'derivation_path',
-  'key_id',
-  'sealed_private_key',
-  'is_default',
-  'is_imported',
-  'is_read_only',
-  'verified',
-  'created_at',
-  'updated_at',
-] as const satisfies ReadonlyArray<keyof WalletsTable>;
-
 /**
  * A page of the App's wallets, or of one user's, by id after the cursor: prepared, one text for
  * each of the four shapes (planning the unnamed statement cost Postgres more than running it).
+ * Named columns, not `*`: the result keeps its shape when a migration adds one while it runs.
  */
 export const walletPage = defineStatement(
   (
